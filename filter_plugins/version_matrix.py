@@ -1,0 +1,115 @@
+# -*- coding: utf-8 -*-
+"""The one place that decides which versions a host gets.
+
+``version_set`` picks a set of pins from the host's kernel: kind from v0.20
+always asks Docker for a private cgroup namespace, which needs Linux 4.6+, so
+older kernels (CentOS 7's 3.10) get the last kind that can do without, with
+the node image and Go that go with it. The binary runtime's control plane
+(kubernetes, etcd, kwok) runs on any kernel and is the same in every set, so
+hosts stay comparable. Any pin can be forced per host or group;
+a forced kind that the kernel cannot run is refused with the reason.
+"""
+from __future__ import annotations
+
+import re
+
+from ansible.errors import AnsibleFilterError
+
+# Linux gained cgroup namespaces in 4.6.
+CGROUPNS_MIN_KERNEL = (4, 6)
+# kind v0.20.0 made --cgroupns=private unconditional.
+KIND_PRIVATE_CGROUPNS_SINCE = (0, 20, 0)
+
+VERSION_SETS = {
+    "modern": {
+        "kind": "v0.27.0",
+        "node_image": "kindest/node:v1.32.2",
+        "kubernetes": "v1.32.2",
+        "etcd": "v3.5.16",
+        "kwok": "v0.6.1",
+        "go": "1.24.13",
+        "cgroupns_private": True,
+    },
+    "legacy-kernel": {
+        "kind": "v0.19.0",
+        "node_image": "kindest/node:v1.27.1",
+        "kubernetes": "v1.32.2",
+        "etcd": "v3.5.16",
+        "kwok": "v0.6.1",
+        "go": "1.23.10",
+        "cgroupns_private": False,
+    },
+}
+
+PIN_PATTERNS = {
+    "kind": re.compile(r"^v\d+\.\d+\.\d+$"),
+    "kubernetes": re.compile(r"^v\d+\.\d+\.\d+$"),
+    "etcd": re.compile(r"^v\d+\.\d+\.\d+$"),
+    "kwok": re.compile(r"^v\d+\.\d+\.\d+$"),
+    "go": re.compile(r"^\d+\.\d+(\.\d+)?$"),
+    "node_image": re.compile(r"^[a-z0-9./_-]+(:[A-Za-z0-9._-]+)?(@sha256:[a-f0-9]{64})?$"),
+}
+
+
+def kernel_version(release):
+    """(major, minor) from a kernel release such as 3.10.0-1160.el7.x86_64."""
+    match = re.match(r"^(\d+)\.(\d+)", str(release))
+    if not match:
+        raise AnsibleFilterError("cannot read a kernel version from %r" % (release,))
+    return int(match.group(1)), int(match.group(2))
+
+
+def semver(text):
+    match = re.match(r"^v?(\d+)\.(\d+)\.(\d+)", str(text))
+    if not match:
+        raise AnsibleFilterError("%r is not a version such as v0.27.0" % (text,))
+    return tuple(int(part) for part in match.groups())
+
+
+def has_cgroupns(kernel_release):
+    return kernel_version(kernel_release) >= CGROUPNS_MIN_KERNEL
+
+
+def version_set(kernel_release, pins=None):
+    """The pins for a host with this kernel, with ``pins`` (a dict) forced on top.
+
+    Returns the set plus ``name`` (modern or legacy-kernel), ``cgroupns``
+    (whether the kernel has cgroup namespaces) and, for legacy kernels,
+    ``kind_env`` with the variable kind and its users export.
+    """
+    pins = {key: value for key, value in (pins or {}).items() if value not in (None, "")}
+    unknown = sorted(set(pins) - set(PIN_PATTERNS))
+    if unknown:
+        raise AnsibleFilterError("unknown version pin %s; allowed: %s" % (", ".join(unknown), ", ".join(sorted(PIN_PATTERNS))))
+    for key, value in pins.items():
+        if not PIN_PATTERNS[key].match(str(value)):
+            raise AnsibleFilterError("version pin %s=%r is malformed (expected like %s)"
+                                     % (key, value, VERSION_SETS["modern"][key]))
+    cgroupns = has_cgroupns(kernel_release)
+    name = "modern" if cgroupns else "legacy-kernel"
+    chosen = dict(VERSION_SETS[name])
+    chosen.update(pins)
+    if not cgroupns and semver(chosen["kind"]) >= KIND_PRIVATE_CGROUPNS_SINCE:
+        raise AnsibleFilterError(
+            "kind %s cannot run on kernel %s: kind v0.20.0 and later always start nodes with a private cgroup "
+            "namespace, which needs Linux 4.6 or later; pin kind v0.19.0 (node image kindest/node:v1.27.1) "
+            "for this host" % (chosen["kind"], kernel_release))
+    chosen["name"] = name
+    chosen["cgroupns"] = cgroupns
+    chosen["cgroupns_private"] = semver(chosen["kind"]) >= KIND_PRIVATE_CGROUPNS_SINCE
+    chosen["kind_env"] = {} if cgroupns else {"KIND_EXPERIMENTAL_DISABLE_CGROUP_NAMESPACES": "true"}
+    return chosen
+
+
+def version_set_problem(kernel_release, pins=None):
+    """The sentence version_set would fail with, or an empty string."""
+    try:
+        version_set(kernel_release, pins)
+    except AnsibleFilterError as exc:
+        return str(exc.message if hasattr(exc, "message") else exc)
+    return ""
+
+
+class FilterModule:
+    def filters(self):
+        return {"version_set": version_set, "version_set_problem": version_set_problem, "has_cgroupns": has_cgroupns}

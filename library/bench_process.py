@@ -1,0 +1,297 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+"""Ansible module: run a component as a tracked background process, or stop it."""
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: bench_process
+short_description: Start a long-running component in the background and wait until it is ready, or stop it
+description:
+  - Starts a command in its own session with its output in a log file and its PID in a pid file, so that it
+    outlives the Ansible task and can be found and stopped later.
+  - With O(ready_url), waits until an HTTPS or HTTP GET answers 200. If the process dies first, or the
+    timeout passes, fails with the tail of its log.
+  - A process already running from the same pid file with the same command line is left alone (C(changed=false)).
+  - O(state=stopped) sends SIGTERM to the process group, then SIGKILL after O(stop_timeout); stopping
+    something that is not running is not an error.
+version_added: "0.1.0"
+options:
+  name:
+    description: Name of the component, used in messages.
+    type: str
+    required: true
+  state:
+    description: C(started) or C(stopped).
+    type: str
+    choices: [started, stopped]
+    default: started
+  argv:
+    description: The command and its arguments. Required with O(state=started).
+    type: list
+    elements: str
+  env:
+    description: Extra environment variables for the process.
+    type: dict
+    default: {}
+  chdir:
+    description: Working directory of the process.
+    type: path
+  pid_file:
+    description: Where the PID is kept.
+    type: path
+    required: true
+  log_file:
+    description: Where the process writes stdout and stderr (appended). Required with O(state=started).
+    type: path
+  ready_url:
+    description: URL that answers 200 once the component is ready.
+    type: str
+  ready_ca:
+    description: CA bundle to verify O(ready_url) with.
+    type: path
+  ready_cert:
+    description: Client certificate for O(ready_url).
+    type: path
+  ready_key:
+    description: Client key for O(ready_url).
+    type: path
+  ready_timeout:
+    description: Seconds to wait for readiness.
+    type: float
+    default: 120
+  stop_timeout:
+    description: Seconds between SIGTERM and SIGKILL.
+    type: float
+    default: 15
+  log_tail:
+    description: Lines of the log to show when the component fails.
+    type: int
+    default: 25
+author:
+  - kube-sched-bench maintainers
+"""
+
+EXAMPLES = r"""
+- name: Start etcd
+  bench_process:
+    name: etcd
+    argv: [/opt/bin/etcd, --data-dir, /tmp/c1/etcd, --listen-client-urls, "http://127.0.0.1:23790"]
+    pid_file: /tmp/c1/run/etcd.pid
+    log_file: /tmp/c1/logs/etcd.log
+    ready_url: http://127.0.0.1:23790/health
+
+- name: Stop etcd
+  bench_process:
+    name: etcd
+    state: stopped
+    pid_file: /tmp/c1/run/etcd.pid
+"""
+
+RETURN = r"""
+pid:
+  description: PID of the process (started), or of the process that was stopped.
+  returned: when there is one
+  type: int
+running:
+  description: Whether the process runs when the module returns.
+  returned: always
+  type: bool
+"""
+
+import os
+import signal
+import ssl
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+from ansible.module_utils.basic import AnsibleModule
+
+
+def read_pid(pid_file):
+    try:
+        with open(pid_file, encoding="ascii") as handle:
+            return int(handle.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as handle:
+            return [part.decode("utf-8", "replace") for part in handle.read().split(b"\0") if part]
+    except OSError:
+        return None
+
+
+def alive(pid):
+    """True when pid runs and is not a zombie."""
+    try:
+        with open("/proc/%d/stat" % pid, encoding="ascii", errors="replace") as handle:
+            state = handle.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def owned_pid(pid_file, expect_argv=None):
+    """The PID in pid_file if that process still runs (and runs expect_argv, if given)."""
+    pid = read_pid(pid_file)
+    if pid is None or not alive(pid):
+        return None
+    running = cmdline(pid)
+    if running is None:
+        return None
+    if expect_argv is not None and running != list(expect_argv):
+        return None
+    return pid
+
+
+def log_tail(path, lines):
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - 16384))
+            text = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return "(no log at %s)" % path
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def probe(url, ca, cert, key):
+    """True when url answers 200."""
+    context = None
+    if url.startswith("https://"):
+        context = ssl.create_default_context(cafile=ca) if ca else ssl.create_default_context()
+        if cert:
+            context.load_cert_chain(cert, key)
+    try:
+        with urllib.request.urlopen(url, timeout=5, context=context) as response:  # noqa: S310 - our own URL
+            return response.status == 200
+    except (urllib.error.URLError, OSError, ssl.SSLError):
+        return False
+
+
+def stop(pid, timeout):
+    """SIGTERM the process group of pid, then SIGKILL; True if anything was signalled."""
+    try:
+        group = os.getpgid(pid)
+    except OSError:
+        return False
+    targets = [("group", group)] if group == pid else [("pid", pid)]
+    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5)):
+        for kind, target in targets:
+            try:
+                if kind == "group":
+                    os.killpg(target, sig)
+                else:
+                    os.kill(target, sig)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if not alive(pid):
+                return True
+            time.sleep(0.1)
+    return True
+
+
+def start(module, params):
+    argv = params["argv"]
+    for directory in {os.path.dirname(params["pid_file"]), os.path.dirname(params["log_file"])}:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+    env = dict(os.environ)
+    env.update({key: str(value) for key, value in params["env"].items()})
+    with open(params["log_file"], "ab") as log, open(os.devnull, "rb") as devnull:
+        log.write(("--- %s starting %s\n" % (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                                             " ".join(argv))).encode())
+        log.flush()
+        try:
+            process = subprocess.Popen(  # noqa: S603 - argv comes from the role, not a shell
+                argv, stdin=devnull, stdout=log, stderr=subprocess.STDOUT, cwd=params["chdir"],
+                env=env, start_new_session=True, close_fds=True)
+        except OSError as exc:
+            module.fail_json(msg="could not start %s: %s" % (params["name"], exc))
+    tmp = params["pid_file"] + ".tmp"
+    with open(tmp, "w", encoding="ascii") as handle:
+        handle.write("%d\n" % process.pid)
+    os.replace(tmp, params["pid_file"])
+    return process
+
+
+def wait_ready(module, params, process):
+    url = params["ready_url"]
+    deadline = time.monotonic() + params["ready_timeout"]
+    while True:
+        code = process.poll()
+        if code is not None:
+            module.fail_json(
+                msg="%s exited with code %d before it became ready; last lines of %s:\n%s"
+                % (params["name"], code, params["log_file"], log_tail(params["log_file"], params["log_tail"])),
+                running=False)
+        if url is None or probe(url, params["ready_ca"], params["ready_cert"], params["ready_key"]):
+            return
+        if time.monotonic() > deadline:
+            stop(process.pid, params["stop_timeout"])
+            module.fail_json(
+                msg="%s did not become ready at %s within %gs (stopped it); last lines of %s:\n%s"
+                % (params["name"], url, params["ready_timeout"], params["log_file"],
+                   log_tail(params["log_file"], params["log_tail"])),
+                running=False)
+        time.sleep(0.2)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            name=dict(type="str", required=True),
+            state=dict(type="str", default="started", choices=["started", "stopped"]),
+            argv=dict(type="list", elements="str"),
+            env=dict(type="dict", default={}),
+            chdir=dict(type="path"),
+            pid_file=dict(type="path", required=True),
+            log_file=dict(type="path"),
+            ready_url=dict(type="str"),
+            ready_ca=dict(type="path"),
+            ready_cert=dict(type="path"),
+            ready_key=dict(type="path"),
+            ready_timeout=dict(type="float", default=120),
+            stop_timeout=dict(type="float", default=15),
+            log_tail=dict(type="int", default=25),
+        ),
+        required_if=[("state", "started", ("argv", "log_file"))],
+        supports_check_mode=True,
+    )
+    params = module.params
+    if params["state"] == "stopped":
+        pid = owned_pid(params["pid_file"])
+        if pid is None:
+            if os.path.exists(params["pid_file"]) and not module.check_mode:
+                os.unlink(params["pid_file"])
+            module.exit_json(changed=False, running=False)
+        if not module.check_mode:
+            stop(pid, params["stop_timeout"])
+            os.unlink(params["pid_file"])
+        module.exit_json(changed=True, pid=pid, running=False)
+
+    if not params["argv"]:
+        module.fail_json(msg="argv must name the command to run for %s" % params["name"])
+    pid = owned_pid(params["pid_file"], params["argv"])
+    if pid is not None:
+        module.exit_json(changed=False, pid=pid, running=True)
+    if module.check_mode:
+        module.exit_json(changed=True, running=False)
+    stale = owned_pid(params["pid_file"])
+    if stale is not None:
+        # The same pid file runs another command line: the configuration changed.
+        stop(stale, params["stop_timeout"])
+    process = start(module, params)
+    wait_ready(module, params, process)
+    module.exit_json(changed=True, pid=process.pid, running=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,200 @@
+# -*- coding: utf-8 -*-
+"""Thin, fast helpers over the Python kubernetes client for the load test.
+
+Responses are read raw (``_preload_content=False``) and parsed with ``json``:
+the client's model classes cost milliseconds per object, which would make the
+load generator, not the scheduler, the bottleneck.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+from kubernetes import client as k8s_client
+from kubernetes import config as k8s_config
+from kubernetes.client.rest import ApiException
+
+
+class RateLimiter:
+    """Token bucket: ``qps`` tokens a second, at most ``burst`` saved up. Thread-safe."""
+
+    def __init__(self, qps, burst, clock=time.monotonic, sleep=time.sleep):
+        self.qps = float(qps)
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.clock = clock
+        self.sleep = sleep
+        self.last = clock()
+        self.lock = threading.Lock()
+
+    def acquire(self):
+        while True:
+            with self.lock:
+                now = self.clock()
+                self.tokens = min(self.burst, self.tokens + (now - self.last) * self.qps)
+                self.last = now
+                if self.tokens >= 1:
+                    self.tokens -= 1
+                    return
+                wait = (1 - self.tokens) / self.qps
+            self.sleep(wait)
+
+
+def api_client(kubeconfig, context, pool_size):
+    """An ApiClient for the kubeconfig, with a connection pool for ``pool_size`` threads."""
+    configuration = k8s_client.Configuration()
+    k8s_config.load_kube_config(config_file=kubeconfig, context=context or None,
+                                client_configuration=configuration, persist_config=False)
+    configuration.connection_pool_maxsize = max(pool_size, 4)
+    configuration.retries = 0
+    return k8s_client.ApiClient(configuration)
+
+
+def read_json(response):
+    """Body of a raw urllib3 response as a dict, releasing the connection."""
+    try:
+        return json.loads(response.data)
+    finally:
+        response.release_conn()
+
+
+def drain(response):
+    """Read and discard a raw response so that its connection can be reused."""
+    try:
+        response.read()
+    finally:
+        response.release_conn()
+
+
+def error_text(exc):
+    """One line describing an API or connection error."""
+    if isinstance(exc, ApiException):
+        reason = exc.reason or ""
+        try:
+            reason = json.loads(exc.body).get("message", reason)
+        except (TypeError, ValueError, AttributeError):
+            pass
+        return "HTTP %s: %s" % (exc.status, reason)
+    return "%s: %s" % (type(exc).__name__, exc)
+
+
+def is_status(exc, code):
+    return isinstance(exc, ApiException) and exc.status == code
+
+
+class PodWatch(threading.Thread):
+    """Follows the pods of one namespace and notes, per pod, when it was first
+    seen, bound to a node and finished, as seen by this client (watch timing).
+
+    It reconnects after the server closes a watch and relists after 410 Gone.
+    ``error`` holds the last error that stopped it for good.
+    """
+
+    def __init__(self, core, namespace, clock=time.time):
+        super().__init__(daemon=True)
+        self.core = core
+        self.namespace = namespace
+        self.clock = clock
+        self.lock = threading.Lock()
+        self.created = {}
+        self.bound = {}
+        self.node = {}
+        self.job = {}
+        self.done = {}
+        self.stopping = threading.Event()
+        self.error = None
+        self.response = None
+
+    def counts(self):
+        with self.lock:
+            return len(self.created), len(self.bound), len(self.done)
+
+    def stop(self):
+        self.stopping.set()
+        response = self.response
+        if response is not None:
+            try:
+                response.close()
+            except Exception:  # noqa: BLE001 - closing a socket that is going away
+                pass
+
+    def _note(self, pod):
+        meta = pod.get("metadata") or {}
+        name = meta.get("name")
+        if not name:
+            return
+        now = int(self.clock() * 1_000_000)
+        spec = pod.get("spec") or {}
+        phase = (pod.get("status") or {}).get("phase")
+        with self.lock:
+            if name not in self.created:
+                self.created[name] = now
+                labels = meta.get("labels") or {}
+                owners = [o.get("name", "") for o in meta.get("ownerReferences") or [] if o.get("kind") == "Job"]
+                self.job[name] = owners[0] if owners else labels.get("job-name", "")
+            if spec.get("nodeName") and name not in self.bound:
+                self.bound[name] = now
+                self.node[name] = spec["nodeName"]
+            if phase in ("Succeeded", "Failed") and name not in self.done:
+                self.done[name] = now
+
+    def _list(self):
+        body = read_json(self.core.list_namespaced_pod(self.namespace, _preload_content=False))
+        for pod in body.get("items") or []:
+            self._note(pod)
+        return body["metadata"]["resourceVersion"]
+
+    def run(self):
+        failures = 0
+        version = None
+        while not self.stopping.is_set():
+            try:
+                if version is None:
+                    version = self._list()
+                self.response = self.core.list_namespaced_pod(
+                    self.namespace, watch=True, resource_version=version, allow_watch_bookmarks=True,
+                    timeout_seconds=60, _preload_content=False)
+                buffer = b""
+                for chunk in self.response.stream(65536, decode_content=False):
+                    buffer += chunk
+                    *lines, buffer = buffer.split(b"\n")
+                    for line in lines:
+                        if not line.strip():
+                            continue
+                        event = json.loads(line)
+                        kind = event.get("type")
+                        obj = event.get("object") or {}
+                        if kind == "ERROR":
+                            if obj.get("code") == 410:
+                                version = None
+                            raise RuntimeError(obj.get("message", "watch error"))
+                        version = (obj.get("metadata") or {}).get("resourceVersion", version)
+                        if kind in ("ADDED", "MODIFIED"):
+                            self._note(obj)
+                failures = 0
+            except Exception as exc:  # noqa: BLE001 - any failure: retry, then give up
+                if self.stopping.is_set():
+                    return
+                failures += 1
+                self.error = error_text(exc)
+                if failures > 20:
+                    return
+                time.sleep(min(0.1 * failures, 1.0))
+            finally:
+                response, self.response = self.response, None
+                if response is not None:
+                    response.release_conn()
+
+    def records(self):
+        """Per-pod records in the form sched_metrics uses."""
+        with self.lock:
+            rows = [{
+                "job": self.job.get(name, ""),
+                "pod": name,
+                "node": self.node.get(name, ""),
+                "created_us": created,
+                "bound_us": self.bound.get(name),
+            } for name, created in self.created.items()]
+        rows.sort(key=lambda row: (row["created_us"], row["pod"]))
+        return rows

@@ -1,0 +1,270 @@
+# -*- coding: utf-8 -*-
+"""Pure functions that turn API server audit events into scheduling metrics.
+
+Nothing here talks to a cluster or touches the file system except
+``audit_log_files`` and ``read_audit_events``, which only read. Everything is
+unit-tested in tests/unit/test_sched_metrics.py.
+
+Times are integers in microseconds since the epoch (UTC), as the audit log
+records them.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import os
+import re
+
+US = 1_000_000
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+# The API server's lumberjack rotation keeps backups as <stem>-<UTC time>.<ext>,
+# for example audit-2026-11-29T21-00-00.123.log next to audit.log.
+_BACKUP_TIME = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}"
+
+
+def parse_time_us(text):
+    """Parse an RFC 3339 timestamp ("2026-11-29T21:00:00.123456Z") to epoch microseconds."""
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    moment = datetime.datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.timezone.utc)
+    delta = moment - _EPOCH
+    return (delta.days * 86400 + delta.seconds) * US + delta.microseconds
+
+
+def format_time_us(value):
+    """Format epoch microseconds as RFC 3339 with microseconds, in UTC."""
+    moment = _EPOCH + datetime.timedelta(microseconds=value)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def audit_log_files(path):
+    """Return the audit log and its rotated backups, oldest first.
+
+    Backups carry their rotation time in the name, so name order is time order;
+    the live file holds the newest events and comes last.
+    """
+    directory = os.path.dirname(path) or "."
+    base = os.path.basename(path)
+    stem, ext = os.path.splitext(base)
+    pattern = re.compile(re.escape(stem) + "-" + _BACKUP_TIME + re.escape(ext) + "$")
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+    backups = sorted(name for name in names if pattern.match(name))
+    files = [os.path.join(directory, name) for name in backups]
+    if base in names:
+        files.append(path)
+    return files
+
+
+def read_audit_events(paths, namespace):
+    """Yield parsed audit events of one namespace from the given files, in file order.
+
+    A cheap substring test skips lines of other namespaces before JSON parsing;
+    lines that are not JSON (one cut short by a crash, say) are skipped.
+    """
+    needle = '"namespace":"%s"' % namespace
+    for path in paths:
+        with open(path, "r", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if needle not in line:
+                    continue
+                try:
+                    yield json.loads(line)
+                except ValueError:
+                    continue
+
+
+class AuditTimes:
+    """Collects, per pod, when it was created and first bound, from audit events."""
+
+    def __init__(self, namespace):
+        self.namespace = namespace
+        self.pod_created = {}     # pod name -> us
+        self.pod_job = {}         # pod name -> owning job name
+        self.pod_bound = {}       # pod name -> us (first successful binding)
+        self.pod_node = {}        # pod name -> node name
+        self.job_created = {}     # job name -> us
+        self.events_seen = 0
+
+    def add(self, event):
+        """Take one audit event (a dict) into account."""
+        if event.get("stage") != "ResponseComplete" or event.get("verb") != "create":
+            return
+        ref = event.get("objectRef") or {}
+        if ref.get("namespace") != self.namespace:
+            return
+        code = (event.get("responseStatus") or {}).get("code", 0)
+        if not 200 <= code < 300:
+            return
+        self.events_seen += 1
+        when = parse_time_us(event["stageTimestamp"])
+        resource = ref.get("resource")
+        subresource = ref.get("subresource", "")
+        if resource == "pods" and subresource == "binding":
+            name = ref.get("name")
+            if name and name not in self.pod_bound:
+                self.pod_bound[name] = when
+                target = ((event.get("requestObject") or {}).get("target") or {})
+                self.pod_node[name] = target.get("name", "")
+        elif resource == "pods" and not subresource:
+            meta = (event.get("responseObject") or {}).get("metadata") or {}
+            name = meta.get("name") or ref.get("name")
+            if name:
+                self.pod_created.setdefault(name, when)
+                self.pod_job.setdefault(name, job_of(meta))
+        elif resource == "jobs" and not subresource:
+            meta = (event.get("responseObject") or {}).get("metadata") or {}
+            name = meta.get("name") or ref.get("name")
+            if name:
+                self.job_created.setdefault(name, when)
+
+    def records(self):
+        """Return one record per created pod, sorted by creation time."""
+        rows = []
+        for pod, created in self.pod_created.items():
+            bound = self.pod_bound.get(pod)
+            rows.append({
+                "job": self.pod_job.get(pod, ""),
+                "pod": pod,
+                "node": self.pod_node.get(pod, ""),
+                "created_us": created,
+                "bound_us": bound,
+            })
+        rows.sort(key=lambda row: (row["created_us"], row["pod"]))
+        return rows
+
+
+def job_of(meta):
+    """Name of the Job (batch or Volcano) owning a pod, from its metadata."""
+    for owner in meta.get("ownerReferences") or []:
+        if owner.get("kind") == "Job":
+            return owner.get("name", "")
+    labels = meta.get("labels") or {}
+    return labels.get("job-name") or labels.get("volcano.sh/job-name") or ""
+
+
+def percentile(values, fraction):
+    """Linear-interpolated percentile (the same rule as numpy's default) of a list.
+
+    ``fraction`` is between 0 and 1. Returns None for an empty list.
+    """
+    if not values:
+        return None
+    if not 0 <= fraction <= 1:
+        raise ValueError("fraction must be between 0 and 1, got %r" % fraction)
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * fraction
+    low = math.floor(position)
+    high = math.ceil(position)
+    if low == high:
+        return float(ordered[low])
+    weight = position - low
+    return ordered[low] * (1 - weight) + ordered[high] * weight
+
+
+def latency_summary(latencies_ms):
+    """p50/p90/p99/max/mean of latencies in milliseconds, rounded to microseconds."""
+    if not latencies_ms:
+        return {"p50": None, "p90": None, "p99": None, "max": None, "mean": None}
+
+    def rounded(value):
+        return round(value, 3)
+
+    return {
+        "p50": rounded(percentile(latencies_ms, 0.50)),
+        "p90": rounded(percentile(latencies_ms, 0.90)),
+        "p99": rounded(percentile(latencies_ms, 0.99)),
+        "max": rounded(max(latencies_ms)),
+        "mean": rounded(sum(latencies_ms) / len(latencies_ms)),
+    }
+
+
+def timeline(records, start_us):
+    """Pods created and bound in each whole second after ``start_us``.
+
+    Returns rows ``{second, created, created_total, bound, bound_total}`` from
+    second 0 to the last second with an event; empty seconds are included so
+    that a chart shows stalls.
+    """
+    created = {}
+    bound = {}
+    last = -1
+    for row in records:
+        second = max(0, (row["created_us"] - start_us) // US)
+        created[second] = created.get(second, 0) + 1
+        last = max(last, second)
+        if row["bound_us"] is not None:
+            second = max(0, (row["bound_us"] - start_us) // US)
+            bound[second] = bound.get(second, 0) + 1
+            last = max(last, second)
+    rows = []
+    created_total = 0
+    bound_total = 0
+    for second in range(0, last + 1):
+        created_total += created.get(second, 0)
+        bound_total += bound.get(second, 0)
+        rows.append({
+            "second": second,
+            "created": created.get(second, 0),
+            "created_total": created_total,
+            "bound": bound.get(second, 0),
+            "bound_total": bound_total,
+        })
+    return rows
+
+
+def summarize(records, job_created_us, expected_pods, submit_window_s, jobs_submitted):
+    """Compute the summary metrics from per-pod records.
+
+    ``job_created_us`` is a list of job creation times (may be empty: then the
+    first pod creation marks the start). ``submit_window_s`` is how long the
+    client took to submit all jobs.
+    """
+    bound = [row for row in records if row["bound_us"] is not None]
+    latencies = [(row["bound_us"] - row["created_us"]) / 1000.0 for row in bound]
+    starts = list(job_created_us) + [row["created_us"] for row in records]
+    start_us = min(starts) if starts else None
+    end_us = max(row["bound_us"] for row in bound) if bound else None
+    makespan_s = (end_us - start_us) / US if bound and start_us is not None else None
+    rows = timeline(records, start_us) if start_us is not None else []
+    throughput = None
+    if makespan_s:
+        throughput = round(len(bound) / makespan_s, 3)
+    submit_rate = None
+    if submit_window_s and submit_window_s > 0:
+        submit_rate = round(jobs_submitted / submit_window_s, 3)
+    return {
+        "pods_expected": expected_pods,
+        "pods_created": len(records),
+        "pods_bound": len(bound),
+        "makespan_s": round(makespan_s, 6) if makespan_s is not None else None,
+        "throughput_pods_per_s": throughput,
+        "peak_throughput_pods_per_s": max((row["bound"] for row in rows), default=0),
+        "latency_ms": latency_summary(latencies),
+        "jobs_submitted": jobs_submitted,
+        "submit_rate_jobs_per_s": submit_rate,
+        "start": format_time_us(start_us) if start_us is not None else None,
+        "end": format_time_us(end_us) if end_us is not None else None,
+    }, rows
+
+
+def pod_rows(records):
+    """Rows for pods.csv: job, pod, node, created, bound, latency_ms."""
+    out = []
+    for row in records:
+        bound = row["bound_us"]
+        out.append({
+            "job": row["job"],
+            "pod": row["pod"],
+            "node": row["node"],
+            "created": format_time_us(row["created_us"]),
+            "bound": format_time_us(bound) if bound is not None else "",
+            "latency_ms": "%.3f" % ((bound - row["created_us"]) / 1000.0) if bound is not None else "",
+        })
+    return out
