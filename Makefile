@@ -1,0 +1,55 @@
+# The two commands a user needs: `make bench` and `make test`.
+VENV        ?= .venv
+PYTHON      ?= python3
+ARGS        ?=
+PYTEST_ARGS ?=
+
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+
+.PHONY: setup bench test test-unit test-e2e test-molecule lint docker base-image bench-loadgen teardown report clean
+
+## setup: create .venv with the pinned Python packages (fast when done)
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt requirements.yml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(VENV)/bin/python hack/check-collections.py requirements.yml
+	touch $@
+
+## bench: benchmark this machine (inventories/local); extra options in ARGS, e.g. ARGS='-e bench_jobs=1000'
+bench: setup
+	ansible-playbook bench.yml -i inventories/local $(ARGS)
+
+## teardown: stop any benchmark cluster left on this machine
+teardown: setup
+	ansible-playbook playbooks/teardown.yml -i inventories/local $(ARGS)
+
+## test: everything: lint, unit tests, end-to-end runs on the binary runtime, molecule scenarios
+test: setup docker base-image
+	$(VENV)/bin/python -m pytest tests $(PYTEST_ARGS)
+
+test-unit: setup
+	$(VENV)/bin/python -m pytest tests/unit $(PYTEST_ARGS)
+
+test-e2e: setup
+	$(VENV)/bin/python -m pytest tests/e2e $(PYTEST_ARGS)
+
+test-molecule: setup docker base-image
+	$(VENV)/bin/python -m pytest tests/molecule $(PYTEST_ARGS)
+
+## docker: install and start a Docker engine if none runs (molecule needs one)
+docker:
+	hack/docker-up.sh
+
+## base-image: build the local Debian systemd image the molecule scenarios run on
+base-image: docker
+	hack/base-image.sh
+
+## bench-loadgen: how fast the load generator submits jobs (no scheduler running)
+bench-loadgen: setup
+	$(VENV)/bin/python hack/bench_loadgen.py $(ARGS)
+
+clean:
+	rm -rf $(VENV) .pytest_cache
