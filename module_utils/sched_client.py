@@ -34,10 +34,11 @@ class RateLimiter:
                 now = self.clock()
                 self.tokens = min(self.burst, self.tokens + (now - self.last) * self.qps)
                 self.last = now
-                if self.tokens >= 1:
+                # The tolerance keeps rounding (0.999...) from spinning on sleeps too short to count.
+                if self.tokens >= 1 - 1e-9:
                     self.tokens -= 1
                     return
-                wait = (1 - self.tokens) / self.qps
+                wait = max((1 - self.tokens) / self.qps, 1e-6)
             self.sleep(wait)
 
 

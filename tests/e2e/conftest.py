@@ -1,0 +1,103 @@
+"""Helpers for end-to-end runs of the playbooks on this machine (binary runtime)."""
+import gzip
+import json
+import os
+import sys
+import uuid
+
+import ansible_runner
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def runner_env():
+    env = {
+        "ANSIBLE_CONFIG": os.path.join(ROOT, "ansible.cfg"),
+        "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""),
+        "ANSIBLE_NOCOLOR": "1",
+    }
+    return env
+
+
+def run_playbook(tmp_path, playbook, extravars=None, cmdline=None, label="run"):
+    """Run a playbook of the project with ansible-runner; return the runner."""
+    private = tmp_path / ("runner-" + label)
+    private.mkdir(exist_ok=True)
+    return ansible_runner.run(
+        private_data_dir=str(private),
+        project_dir=ROOT,
+        playbook=playbook,
+        inventory=os.path.join(ROOT, "inventories", "local"),
+        extravars=extravars or {},
+        cmdline=cmdline,
+        envvars=runner_env(),
+        quiet=True,
+        timeout=3000,
+    )
+
+
+def failure_text(runner):
+    """The messages of failed tasks, for assertion messages."""
+    lines = []
+    for event in runner.events:
+        if event.get("event") == "runner_on_failed":
+            data = event["event_data"]
+            lines.append("%s: %s" % (data.get("task"), data.get("res", {}).get("msg")))
+    return "\n".join(lines) or runner.stdout.read()[-3000:]
+
+
+def task_results(runner, task_name):
+    """Results of every run of a task (by name) in a runner's events."""
+    return [event["event_data"] for event in runner.events
+            if event.get("event") in ("runner_on_ok", "runner_on_failed", "runner_item_on_ok")
+            and event["event_data"].get("task") == task_name]
+
+
+def processes_mentioning(text):
+    """PIDs whose command line mentions ``text`` (our components all carry workspace paths)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as handle:
+                cmdline = handle.read().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if text in cmdline:
+            found.append((int(pid), cmdline[:200]))
+    return found
+
+
+def audit_bindings(path):
+    """pod name -> (created, bound) stage timestamps read straight from a gzipped audit log."""
+    created, bound = {}, {}
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            event = json.loads(line)
+            ref = event.get("objectRef") or {}
+            if event.get("verb") != "create" or ref.get("resource") != "pods":
+                continue
+            if event.get("responseStatus", {}).get("code", 0) >= 300:
+                continue
+            if ref.get("subresource") == "binding":
+                bound.setdefault(ref["name"], event["stageTimestamp"])
+            elif not ref.get("subresource"):
+                name = event.get("responseObject", {}).get("metadata", {}).get("name")
+                if name:
+                    created.setdefault(name, event["stageTimestamp"])
+    return created, bound
+
+
+@pytest.fixture
+def bench_vars(tmp_path):
+    """Extra variables that keep a test's run apart from any other on this machine."""
+    port = 33000 + (uuid.uuid4().int % 50) * 100
+    return {
+        "bench_run_id": "e2e-" + uuid.uuid4().hex[:8],
+        "bench_results_dir": str(tmp_path / "results"),
+        "bench_workspace": str(tmp_path / "ws"),
+        "bench_port_range_start": port,
+        "bench_port_range_end": port + 99,
+    }

@@ -1,0 +1,70 @@
+"""bench.yml end to end on this machine: real etcd, kube-apiserver, kube-controller-manager,
+kwok and kube-scheduler built from source, loaded by the sched_loadtest module."""
+import csv
+import json
+import os
+
+from conftest import audit_bindings, failure_text, processes_mentioning, run_playbook, task_results
+
+
+def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars):
+    extravars = dict(bench_vars, bench_nodes=20, bench_jobs=50, bench_pods_per_job=3,
+                     bench_schedulers=["default"])
+    runner = run_playbook(tmp_path, "bench.yml", extravars, label="bench")
+    assert runner.rc == 0, failure_text(runner)
+
+    out = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost", "default")
+    assert sorted(os.listdir(out)) == ["audit.log.gz", "env.json", "pods.csv", "summary.json", "timeline.csv"]
+    with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
+        summary = json.load(handle)
+    assert summary["complete"] is True, summary.get("reason")
+    assert summary["scheduler"] == "default"
+    assert summary["pods_created"] == summary["pods_bound"] == 150
+    assert summary["timing_source"] == "audit"
+    assert summary["throughput_pods_per_s"] > 0
+    assert 0 < summary["latency_ms"]["p50"] <= summary["latency_ms"]["p99"] <= summary["latency_ms"]["max"]
+
+    with open(os.path.join(out, "pods.csv"), encoding="utf-8") as handle:
+        pods = list(csv.DictReader(handle))
+    assert len(pods) == summary["pods_created"]
+    assert all(row["node"].startswith("kwok-node-") for row in pods)
+
+    # Each pod's times are the API server's own, as the audit log records them.
+    created, bound = audit_bindings(os.path.join(out, "audit.log.gz"))
+    for row in pods:
+        assert created[row["pod"]] == row["created"]
+        assert bound[row["pod"]] == row["bound"]
+
+    with open(os.path.join(out, "timeline.csv"), encoding="utf-8") as handle:
+        timeline = list(csv.DictReader(handle))
+    assert int(timeline[-1]["bound_total"]) == 150
+
+    with open(os.path.join(out, "env.json"), encoding="utf-8") as handle:
+        env = json.load(handle)
+    assert env["versions"]["components"]["kube-apiserver"].startswith("Kubernetes v1.32")
+    assert env["knobs"]["scheduler_api_qps"] == 1000
+    assert env["system"]["kernel"]
+
+    workspace = bench_vars["bench_workspace"]
+    assert processes_mentioning(workspace) == []
+    assert not os.path.exists(os.path.join(workspace, "clusters", "bench"))
+
+    # A second teardown finds nothing to stop.
+    again = run_playbook(tmp_path, "playbooks/teardown.yml", bench_vars, label="teardown")
+    assert again.rc == 0, failure_text(again)
+    stops = task_results(again, "Stop the processes of the cluster")
+    assert stops and not any(result.get("res", {}).get("changed") for result in stops)
+    assert processes_mentioning(workspace) == []
+
+
+def test_existing_run_dir_is_never_overwritten(tmp_path, bench_vars):
+    existing = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"])
+    os.makedirs(existing)
+    marker = os.path.join(existing, "keep.txt")
+    with open(marker, "w", encoding="utf-8") as handle:
+        handle.write("earlier results")
+    runner = run_playbook(tmp_path, "bench.yml", bench_vars, label="overwrite")
+    assert runner.rc != 0
+    assert "exists already and results are never overwritten" in failure_text(runner)
+    assert os.listdir(existing) == ["keep.txt"]
+    assert not os.path.exists(bench_vars["bench_workspace"])

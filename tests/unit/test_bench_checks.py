@@ -1,0 +1,61 @@
+"""The playbook-level variable checks (filter_plugins/bench_checks.py)."""
+import pytest
+
+import bench_checks
+
+GOOD = dict(
+    bench_runtime="binary", bench_schedulers=["default"], bench_nodes=20, bench_node_cpu="32",
+    bench_node_memory="256Gi", bench_node_pods=110, bench_jobs=50, bench_pods_per_job=3, bench_pod_cpu="1",
+    bench_pod_memory="200Mi", bench_pod_duration=30, bench_wait_for="bound", bench_timeout=300,
+    bench_submit_concurrency=16, bench_client_qps=1000, bench_client_burst=1000, bench_scheduler_api_qps=1000,
+    bench_scheduler_api_burst=1000, bench_scheduler_gogc="", bench_scheduler_gomemlimit="",
+    bench_controller_manager_api_qps=1000, bench_controller_manager_api_burst=1000, bench_run_id="",
+    bench_port_range_start=20000, bench_port_range_end=32000)
+
+
+def problems(**changes):
+    values = dict(GOOD)
+    values.update(changes)
+    return bench_checks.bench_problems(values)
+
+
+def test_defaults_are_fine():
+    assert problems() == []
+
+
+def test_strings_from_the_command_line_are_accepted():
+    assert problems(bench_jobs="50", bench_timeout="12.5", bench_scheduler_gogc="200",
+                    bench_scheduler_gomemlimit="2GiB", bench_run_id="nightly-2026.11") == []
+
+
+@pytest.mark.parametrize("changes,needle", [
+    ({"bench_runtime": "minikube"}, "bench_runtime='minikube' is not allowed"),
+    ({"bench_schedulers": ["default", "kube-batch"]}, "bench_schedulers contains 'kube-batch'"),
+    ({"bench_schedulers": "default"}, "use a non-empty list"),
+    ({"bench_schedulers": []}, "use a non-empty list"),
+    ({"bench_schedulers": ["default", "default"]}, "lists a scheduler twice"),
+    ({"bench_nodes": 0}, "bench_nodes=0 is not allowed"),
+    ({"bench_jobs": "-3"}, "bench_jobs='-3' is not allowed"),
+    ({"bench_pods_per_job": 1.5}, "bench_pods_per_job=1.5 is not allowed"),
+    ({"bench_timeout": 0}, "bench_timeout=0 is not allowed"),
+    ({"bench_pod_duration": -1}, "bench_pod_duration=-1 is not allowed"),
+    ({"bench_pod_cpu": "64"}, "a pod must fit a fake node"),
+    ({"bench_node_memory": "lots"}, "bench_node_memory='lots' is not allowed"),
+    ({"bench_run_id": "../x"}, "bench_run_id='../x' is not allowed"),
+    ({"bench_run_id": "a/b"}, "bench_run_id='a/b' is not allowed"),
+    ({"bench_run_id": "x..y"}, "bench_run_id='x..y' is not allowed"),
+    ({"bench_port_range_start": 30000, "bench_port_range_end": 20000}, "bench_port_range_start=30000"),
+    ({"bench_port_range_end": 70000}, "use 1024 <= start <= end <= 65535"),
+    ({"bench_scheduler_gogc": "fast"}, "bench_scheduler_gogc='fast' is not allowed"),
+    ({"bench_scheduler_gomemlimit": "2 gigs"}, "bench_scheduler_gomemlimit='2 gigs' is not allowed"),
+    ({"bench_wait_for": "running"}, "bench_wait_for='running' is not allowed"),
+])
+def test_each_bad_value_is_named(changes, needle):
+    found = problems(**changes)
+    assert found, "expected a problem for %r" % (changes,)
+    assert needle in found[0]
+
+
+def test_is_url():
+    assert bench_checks.is_url("https://goproxy.cn")
+    assert not bench_checks.is_url("goproxy.cn")

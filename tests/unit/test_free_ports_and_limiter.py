@@ -1,0 +1,50 @@
+"""Port picking (library/bench_free_ports.py) and the load generator's rate limiter."""
+import random
+import socket
+
+import pytest
+
+import bench_free_ports
+from sched_client import RateLimiter
+
+
+def test_pick_skips_busy_ports_and_keeps_reused_ones():
+    busy = {20001, 20002}
+    ports = bench_free_ports.pick(["a", "b", "c"], "127.0.0.1", 20000, 20005, {"c": 20005},
+                                  free=lambda _addr, port: port not in busy, rng=random.Random(1))
+    assert ports["c"] == 20005
+    assert len(set(ports.values())) == 3
+    assert not busy & set(ports.values())
+
+
+def test_pick_reports_a_full_range():
+    assert bench_free_ports.pick(["a", "b"], "127.0.0.1", 20000, 20001, {}, free=lambda _a, p: p == 20000) is None
+
+
+def test_is_free_sees_a_listener():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        assert not bench_free_ports.is_free("127.0.0.1", sock.getsockname()[1])
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def time(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+
+def test_rate_limiter_allows_burst_then_paces():
+    clock = FakeClock()
+    limiter = RateLimiter(qps=10, burst=5, clock=clock.time, sleep=clock.sleep)
+    for _ in range(5):
+        limiter.acquire()
+    assert clock.now == 0.0
+    for _ in range(10):
+        limiter.acquire()
+    assert clock.now == pytest.approx(1.0, rel=0.01)

@@ -1,0 +1,167 @@
+"""Metrics from audit-log lines the tests write themselves."""
+import json
+
+import pytest
+
+import sched_metrics as m
+
+NS = "bench"
+
+
+def event(verb, resource, ts, name=None, sub=None, ns=NS, code=201, response_name=None, owner=None,
+          node=None, stage="ResponseComplete"):
+    ref = {"resource": resource, "namespace": ns, "apiVersion": "v1"}
+    if name:
+        ref["name"] = name
+    if sub:
+        ref["subresource"] = sub
+    ev = {"kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": "RequestResponse", "stage": stage,
+          "verb": verb, "objectRef": ref, "responseStatus": {"code": code},
+          "requestReceivedTimestamp": ts, "stageTimestamp": ts}
+    if response_name:
+        meta = {"name": response_name, "namespace": ns}
+        if owner:
+            meta["ownerReferences"] = [{"kind": "Job", "name": owner}]
+        ev["responseObject"] = {"metadata": meta}
+    if node:
+        ev["requestObject"] = {"target": {"kind": "Node", "name": node}}
+    return ev
+
+
+def write_log(path, events):
+    with open(path, "w", encoding="utf-8") as out:
+        for ev in events:
+            out.write(json.dumps(ev, separators=(",", ":")) + "\n")
+
+
+def test_parse_time_keeps_microseconds():
+    assert m.parse_time_us("1970-01-01T00:00:01.000001Z") == 1_000_001
+    assert m.format_time_us(1_000_001) == "1970-01-01T00:00:01.000001Z"
+
+
+def test_parse_time_accepts_offsets():
+    assert m.parse_time_us("1970-01-01T01:00:00.5+01:00") == 500_000
+
+
+def test_audit_times_pair_creation_and_first_binding(tmp_path):
+    log = tmp_path / "audit.log"
+    write_log(log, [
+        event("create", "jobs", "2026-01-01T00:00:00.000000Z", response_name="job-1"),
+        event("create", "pods", "2026-01-01T00:00:00.100000Z", response_name="job-1-a", owner="job-1"),
+        event("create", "pods", "2026-01-01T00:00:00.200000Z", response_name="job-1-b", owner="job-1"),
+        # A conflicting binding attempt is ignored; the first successful one counts.
+        event("create", "pods", "2026-01-01T00:00:00.250000Z", name="job-1-a", sub="binding", code=409),
+        event("create", "pods", "2026-01-01T00:00:00.300000Z", name="job-1-a", sub="binding", node="n1"),
+        event("create", "pods", "2026-01-01T00:00:00.900000Z", name="job-1-a", sub="binding", node="n2"),
+        # Other namespaces and other stages do not count.
+        event("create", "pods", "2026-01-01T00:00:00.400000Z", name="job-1-b", sub="binding", ns="other"),
+        event("create", "pods", "2026-01-01T00:00:00.400000Z", name="job-1-b", sub="binding",
+              stage="RequestReceived"),
+    ])
+    times = m.AuditTimes(NS)
+    for ev in m.read_audit_events(m.audit_log_files(str(log)), NS):
+        times.add(ev)
+    rows = times.records()
+    assert [r["pod"] for r in rows] == ["job-1-a", "job-1-b"]
+    assert rows[0]["job"] == "job-1"
+    assert rows[0]["node"] == "n1"
+    assert rows[0]["bound_us"] - rows[0]["created_us"] == 200_000
+    assert rows[1]["bound_us"] is None
+    assert list(times.job_created.values()) == [m.parse_time_us("2026-01-01T00:00:00Z")]
+
+
+def test_rotated_backups_are_read_oldest_first(tmp_path):
+    (tmp_path / "audit-2026-01-01T00-00-02.000.log").write_text("")
+    (tmp_path / "audit-2026-01-01T00-00-01.000.log").write_text("")
+    (tmp_path / "audit.log").write_text("")
+    (tmp_path / "unrelated.log").write_text("")
+    files = [p.split("/")[-1] for p in m.audit_log_files(str(tmp_path / "audit.log"))]
+    assert files == ["audit-2026-01-01T00-00-01.000.log", "audit-2026-01-01T00-00-02.000.log", "audit.log"]
+
+
+def test_events_split_over_rotation_are_joined(tmp_path):
+    write_log(tmp_path / "audit-2026-01-01T00-00-01.000.log", [
+        event("create", "pods", "2026-01-01T00:00:00.100000Z", response_name="p", owner="j")])
+    write_log(tmp_path / "audit.log", [
+        event("create", "pods", "2026-01-01T00:00:00.150000Z", name="p", sub="binding", node="n")])
+    times = m.AuditTimes(NS)
+    for ev in m.read_audit_events(m.audit_log_files(str(tmp_path / "audit.log")), NS):
+        times.add(ev)
+    (row,) = times.records()
+    assert row["bound_us"] - row["created_us"] == 50_000
+
+
+def test_truncated_line_is_skipped(tmp_path):
+    log = tmp_path / "audit.log"
+    write_log(log, [event("create", "pods", "2026-01-01T00:00:00Z", response_name="p")])
+    with open(log, "a", encoding="utf-8") as out:
+        out.write('{"kind":"Event","objectRef":{"namespace":"%s"' % NS)
+    assert len(list(m.read_audit_events([str(log)], NS))) == 1
+
+
+def test_missing_log_gives_no_files(tmp_path):
+    assert m.audit_log_files(str(tmp_path / "nope" / "audit.log")) == []
+
+
+@pytest.mark.parametrize("values,fraction,expected", [
+    ([1, 2, 3, 4], 0.5, 2.5),
+    ([1, 2, 3, 4], 0.0, 1),
+    ([1, 2, 3, 4], 1.0, 4),
+    ([10], 0.99, 10),
+    (list(range(1, 101)), 0.9, 90.1),
+    ([5, 1, 3], 0.5, 3),
+])
+def test_percentile_interpolates_like_numpy(values, fraction, expected):
+    assert m.percentile(values, fraction) == pytest.approx(expected)
+
+
+def test_percentile_of_nothing_is_none():
+    assert m.percentile([], 0.5) is None
+    assert m.latency_summary([])["p99"] is None
+
+
+def test_percentile_rejects_bad_fraction():
+    with pytest.raises(ValueError):
+        m.percentile([1], 1.5)
+
+
+def rec(pod, created_s, bound_s):
+    return {"job": "j", "pod": pod, "node": "n", "created_us": int(created_s * 1e6),
+            "bound_us": None if bound_s is None else int(bound_s * 1e6)}
+
+
+def test_summarize_counts_makespan_throughput_and_peak():
+    records = [rec("a", 10.0, 10.1), rec("b", 10.2, 10.4), rec("c", 10.3, 11.5), rec("d", 10.4, None)]
+    summary, timeline = m.summarize(records, [int(9.5e6)], expected_pods=4, submit_window_s=0.5,
+                                    jobs_submitted=2)
+    assert summary["pods_created"] == 4
+    assert summary["pods_bound"] == 3
+    assert summary["makespan_s"] == pytest.approx(2.0)          # 9.5 (first job) -> 11.5 (last bind)
+    assert summary["throughput_pods_per_s"] == pytest.approx(1.5)
+    assert summary["peak_throughput_pods_per_s"] == 2           # a and b bound in second 0 after 9.5
+    assert summary["latency_ms"]["max"] == pytest.approx(1200.0)
+    assert summary["latency_ms"]["p50"] == pytest.approx(200.0)
+    assert summary["submit_rate_jobs_per_s"] == pytest.approx(4.0)
+    assert [row["bound_total"] for row in timeline] == [2, 2, 3]   # c binds at 11.5, second 2
+    assert timeline[-1]["created_total"] == 4
+
+
+def test_timeline_keeps_empty_seconds():
+    rows = m.timeline([rec("a", 0.1, 0.2), rec("b", 0.3, 3.4)], 0)
+    assert [row["bound"] for row in rows] == [1, 0, 0, 1]
+
+
+def test_summarize_without_any_pod():
+    summary, timeline = m.summarize([], [], expected_pods=3, submit_window_s=None, jobs_submitted=0)
+    assert summary["pods_bound"] == 0
+    assert summary["makespan_s"] is None
+    assert summary["throughput_pods_per_s"] is None
+    assert timeline == []
+
+
+def test_pod_rows_format():
+    (row,) = m.pod_rows([rec("a", 1.0, 1.0125)])
+    assert row["latency_ms"] == "12.500"
+    assert row["created"] == "1970-01-01T00:00:01.000000Z"
+    (row,) = m.pod_rows([rec("b", 1.0, None)])
+    assert row["bound"] == "" and row["latency_ms"] == ""
