@@ -68,6 +68,16 @@ def drain(response):
         response.release_conn()
 
 
+def create_workload(batch, custom, namespace, api, body):
+    """Create one job object (from sched_workloads.workload) without parsing the answer."""
+    if api == "batch":
+        response = batch.create_namespaced_job(namespace, body, _preload_content=False)
+    else:
+        response = custom.create_namespaced_custom_object(
+            "batch.volcano.sh", "v1alpha1", namespace, "jobs", body, _preload_content=False)
+    drain(response)
+
+
 def error_text(exc):
     """One line describing an API or connection error."""
     if isinstance(exc, ApiException):

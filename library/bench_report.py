@@ -1,0 +1,208 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+"""Ansible module: write the report of a benchmark run."""
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: bench_report
+short_description: Write the Markdown, HTML and CSV report and the charts of a benchmark run
+description:
+  - Reads a run directory laid out as C(<run_dir>/<host>/<scheduler>/summary.json) (with C(repeat-<k>/)
+    subdirectories for repeats and C(<host>/failed.json) for a host that failed) and writes C(report.md),
+    C(report.html), C(report.csv) and PNG charts under C(report-charts/) into O(output_dir).
+  - Per host, a table of every scheduler's numbers (median and min-max over repeats); per scheduler, the same
+    numbers across hosts; the hosts' environments side by side; failed hosts and schedulers with their reason.
+  - Files are only rewritten when their content changes, so a second run on the same results reports no change.
+  - Runs on the controller; needs the Python C(matplotlib) package there.
+version_added: "0.1.0"
+options:
+  run_dir:
+    description: The run directory, C(results/<run_id>).
+    type: path
+    required: true
+  compare_to:
+    description:
+      - An earlier run to compare with; every number then shows its change against that run.
+      - Either a directory or a run id, which is looked up next to O(run_dir).
+    type: str
+  output_dir:
+    description: Where the report is written; O(run_dir) when omitted.
+    type: path
+author:
+  - kube-sched-bench maintainers
+"""
+
+EXAMPLES = r"""
+- name: Write the report of a run
+  bench_report:
+    run_dir: results/20261129T211301Z
+
+- name: Write the report with the change against an earlier run
+  bench_report:
+    run_dir: results/20261130T090000Z
+    compare_to: 20261129T211301Z
+  register: report
+
+- name: Show where the report is
+  ansible.builtin.debug:
+    msg: "{{ report.report_html }}"
+"""
+
+RETURN = r"""
+report_md:
+  description: Path of the Markdown report.
+  returned: success
+  type: str
+  sample: /home/bench/kube-sched-bench/results/20261129T211301Z/report.md
+report_html:
+  description: Path of the HTML report; its images are referenced relative to it.
+  returned: success
+  type: str
+report_csv:
+  description: Path of the CSV with one row per host and scheduler.
+  returned: success
+  type: str
+charts:
+  description: Paths of the PNG charts.
+  returned: success
+  type: list
+  elements: str
+files:
+  description: Every path the report consists of (written, or that would be written in check mode).
+  returned: success
+  type: list
+  elements: str
+summary:
+  description: What the report covers.
+  returned: success
+  type: dict
+  sample:
+    run_id: "20261129T211301Z"
+    hosts: 3
+    failed_hosts: [lab-centos7]
+    schedulers: [default, kueue]
+    max_repeats: 3
+    not_complete: [lab-centos7/default, lab-centos7/kueue]
+    compared_to: null
+"""
+
+import os
+import tempfile
+import traceback
+
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+
+try:
+    import matplotlib  # noqa: F401 - only checked here; sched_report imports it when drawing
+    HAS_MATPLOTLIB = True
+    MATPLOTLIB_IMPORT_ERROR = None
+except ImportError:
+    HAS_MATPLOTLIB = False
+    MATPLOTLIB_IMPORT_ERROR = traceback.format_exc()
+
+from ansible.module_utils.sched_report import (
+    CHARTS_DIR, build_report, load_run, render_csv, render_html, render_markdown, render_png)
+
+ARGUMENT_SPEC = dict(
+    run_dir=dict(type="path", required=True),
+    compare_to=dict(type="str"),
+    output_dir=dict(type="path"),
+)
+
+
+def resolve_compare_to(value, run_dir):
+    """The directory of the earlier run: ``value`` itself, or a run id beside ``run_dir``; None if neither."""
+    candidates = [os.path.expanduser(value), os.path.join(os.path.dirname(run_dir), value)]
+    for candidate in candidates:
+        if os.path.isdir(candidate):
+            return os.path.abspath(candidate)
+    return None
+
+
+def report_contents(report):
+    """{relative path: bytes} of every file of the report."""
+    contents = {
+        "report.md": render_markdown(report).encode("utf-8"),
+        "report.html": render_html(report).encode("utf-8"),
+        "report.csv": render_csv(report).encode("utf-8"),
+    }
+    for chart in report.charts:
+        contents[os.path.join(CHARTS_DIR, chart.file_name)] = render_png(chart)
+    return contents
+
+
+def differs(path, content):
+    try:
+        with open(path, "rb") as handle:
+            return handle.read() != content
+    except OSError:
+        return True
+
+
+def write_atomically(path, content):
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    handle, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path), dir=directory)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(content)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    if not HAS_MATPLOTLIB:
+        module.fail_json(msg=missing_required_lib("matplotlib"), exception=MATPLOTLIB_IMPORT_ERROR)
+    run_dir = os.path.abspath(module.params["run_dir"])
+    output_dir = os.path.abspath(module.params["output_dir"] or run_dir)
+    if not os.path.isdir(run_dir):
+        module.fail_json(msg="run_dir %s is not a directory: give results/<run_id> of an earlier run" % run_dir)
+
+    previous_dir = None
+    if module.params["compare_to"]:
+        previous_dir = resolve_compare_to(module.params["compare_to"], run_dir)
+        if previous_dir is None:
+            module.fail_json(msg="compare_to %s is neither a directory nor a run id in %s"
+                             % (module.params["compare_to"], os.path.dirname(run_dir)))
+        if previous_dir == run_dir:
+            module.fail_json(msg="compare_to names the run itself (%s): give an earlier run" % run_dir)
+
+    try:
+        run = load_run(run_dir)
+        previous = load_run(previous_dir) if previous_dir else None
+    except (OSError, ValueError) as exc:
+        module.fail_json(msg="cannot read the results: %s" % exc)
+
+    report = build_report(run, previous)
+    try:
+        contents = report_contents(report)
+    except Exception as exc:  # noqa: BLE001 - a chart matplotlib cannot draw must not hide the tables
+        module.fail_json(msg="could not draw the report's charts: %s" % exc, exception=traceback.format_exc())
+    paths = {name: os.path.join(output_dir, name) for name in contents}
+    changed_paths = [paths[name] for name in contents if differs(paths[name], contents[name])]
+    if not module.check_mode:
+        try:
+            for name, content in contents.items():
+                if paths[name] in changed_paths:
+                    write_atomically(paths[name], content)
+        except OSError as exc:
+            module.fail_json(msg="could not write the report into %s: %s" % (output_dir, exc))
+
+    module.exit_json(
+        changed=bool(changed_paths),
+        report_md=paths["report.md"],
+        report_html=paths["report.html"],
+        report_csv=paths["report.csv"],
+        charts=[path for name, path in paths.items() if name.startswith(CHARTS_DIR + os.sep)],
+        files=list(paths.values()),
+        summary=report.summary,
+    )
+
+
+if __name__ == "__main__":
+    main()

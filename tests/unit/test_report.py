@@ -1,0 +1,436 @@
+"""The report: loading run directories, aggregation, tables, CSV, charts and the playbook."""
+import csv
+import io
+import os
+import subprocess
+import sys
+
+import matplotlib.image
+import pytest
+
+import sched_report as report
+from report_fixtures import env, summary, write_failed, write_result
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def column(table, header):
+    return table.headers.index(header)
+
+
+def row_of(table, first_cell):
+    return next(row for row in table.rows if row[0].text == first_cell)
+
+
+def cell(table, first_cell, header):
+    return row_of(table, first_cell)[column(table, header)].text
+
+
+def csv_row(built, host, scheduler):
+    return next(row for row in built.csv_rows if row["host"] == host and row["scheduler"] == scheduler)
+
+
+def host_table(run, host, previous=None):
+    return report.host_table(run, host, previous)
+
+
+@pytest.fixture(name="two_hosts")
+def fixture_two_hosts(tmp_path):
+    """Run 'r2': host a ran default and kueue; host b ran default only, on an older kernel."""
+    run_dir = tmp_path / "r2"
+    write_result(str(run_dir / "a" / "default"),
+                 summary(throughput=120.0, makespan_s=1.25, peak=112,
+                         latency={"p50": 47.3, "p90": 89.8, "p99": 111.0, "max": 132.8, "mean": 53.4},
+                         cost={"cpu_seconds": 3.5, "peak_rss_mb": 80.25}),
+                 (112, 150), env("a"))
+    write_result(str(run_dir / "a" / "kueue"),
+                 summary("kueue", throughput=60.0, makespan_s=2.5, timing_source="watch"), (40, 100, 150),
+                 env("a", "kueue"))
+    write_result(str(run_dir / "b" / "default"), summary(throughput=80.0, makespan_s=1.875), (90, 150),
+                 env("b", kernel="3.10.0", distribution="CentOS"))
+    return run_dir
+
+
+def test_host_table_shows_each_schedulers_numbers(two_hosts):
+    run = report.load_run(str(two_hosts))
+    table = host_table(run, "a")
+
+    assert [row[0].text for row in table.rows] == ["default", "kueue"]
+    assert cell(table, "default", "Pods bound / expected") == "150 / 150"
+    assert cell(table, "default", "Makespan (s)") == "1.25"
+    assert cell(table, "default", "Mean throughput (pods/s)") == "120"
+    assert cell(table, "default", "Peak throughput (pods/s)") == "112"
+    assert [cell(table, "default", label) for label in ("p50 (ms)", "p90 (ms)", "p99 (ms)", "max (ms)")] == [
+        "47.3", "89.8", "111", "132.8"]
+    assert cell(table, "default", "Scheduler CPU (s)") == "3.5"
+    assert cell(table, "default", "Scheduler peak RSS (MB)") == "80.25"
+    assert cell(table, "default", "Timing source") == "audit"
+    assert cell(table, "kueue", "Timing source") == "watch"
+    assert cell(table, "default", "Status") == "complete"
+
+
+def test_host_without_a_scheduler_the_others_ran_shows_it_as_not_run(two_hosts):
+    run = report.load_run(str(two_hosts))
+    table = host_table(run, "b")
+
+    assert cell(table, "kueue", "Status") == "not run: no results"
+    assert cell(table, "kueue", "Mean throughput (pods/s)") == "n/a"
+
+
+def test_fleet_table_gives_median_and_range_across_hosts(two_hosts):
+    run = report.load_run(str(two_hosts))
+    table = report.fleet_table(run)
+
+    assert cell(table, "default", "Hosts with results") == "2 of 2"
+    assert cell(table, "default", "Mean throughput (pods/s)") == "100 (80–120)"
+    assert cell(table, "default", "Makespan (s)") == "1.562 (1.25–1.875)"
+    assert cell(table, "kueue", "Hosts with results") == "1 of 2"
+    assert cell(table, "kueue", "Mean throughput (pods/s)") == "60"
+
+
+def test_csv_has_one_row_per_host_and_scheduler_with_raw_numbers(two_hosts):
+    built = report.build_report(report.load_run(str(two_hosts)))
+    rows = list(csv.DictReader(io.StringIO(report.render_csv(built))))
+
+    assert [(row["host"], row["scheduler"]) for row in rows] == [
+        ("a", "default"), ("a", "kueue"), ("b", "default"), ("b", "kueue")]
+    first = rows[0]
+    assert first["run_id"] == "r2"
+    assert float(first["throughput_pods_per_s"]) == 120.0
+    assert float(first["latency_p90_ms"]) == 89.8
+    assert float(first["scheduler_peak_rss_mb"]) == 80.25
+    assert first["kernel"] == "6.1.0"
+    assert rows[2]["distribution"] == "CentOS 12"
+    assert rows[3]["status"] == "not run"
+    assert rows[3]["throughput_pods_per_s"] == ""
+
+
+def test_scheduler_version_shows_in_the_host_table_not_the_host_environment(tmp_path):
+    recorded = env("h", "kueue")
+    recorded["versions"]["scheduler"] = {"name": "kueue", "version": "v0.10.1", "knobs": {"api_qps": 1000}}
+    write_result(str(tmp_path / "r" / "h" / "kueue"), summary("kueue"), env_doc=recorded)
+    run = report.load_run(str(tmp_path / "r"))
+
+    assert [row[0].text for row in host_table(run, "h").rows] == ["kueue (v0.10.1)"]
+    _, same, _ = report.environment_tables(run)
+    assert not [row for row in same.rows if row[0].text.startswith("versions.scheduler")]
+    assert cell(same, "versions.components.kube-scheduler", "Value on every host") == "Kubernetes v1.32.2"
+
+
+def test_environment_puts_what_differs_between_hosts_first(two_hosts):
+    differing, same, without = report.environment_tables(report.load_run(str(two_hosts)))
+
+    assert differing.headers == ["Field", "a", "b"]
+    assert [cell.text for cell in row_of(differing, "system.kernel")] == ["system.kernel", "6.1.0", "3.10.0"]
+    assert "system.distribution" in [row[0].text for row in differing.rows]
+    assert cell(same, "knobs.scheduler_api_qps", "Value on every host") == "1000"
+    assert cell(same, "knobs.scheduler_gogc", "Value on every host") == "(empty)"
+    assert cell(same, "system.cgroupns", "Value on every host") == "true"
+    assert without == []
+
+
+def test_missing_metrics_read_n_a_everywhere(tmp_path):
+    partial_summary = summary(makespan_s=None, latency={"p50": 12.0, "p90": None, "max": "broken"})
+    del partial_summary["peak_throughput_pods_per_s"]
+    del partial_summary["timing_source"]
+    write_result(str(tmp_path / "r" / "h" / "default"), partial_summary, None, None)
+
+    run = report.load_run(str(tmp_path / "r"))
+    built = report.build_report(run)
+    table = host_table(run, "h")
+
+    for label in ("Makespan (s)", "Peak throughput (pods/s)", "p90 (ms)", "p99 (ms)", "max (ms)",
+                  "Scheduler CPU (s)", "Scheduler peak RSS (MB)", "Timing source"):
+        assert cell(table, "default", label) == "n/a", label
+    assert cell(table, "default", "p50 (ms)") == "12"
+    row = csv_row(built, "h", "default")
+    assert row["makespan_s"] == "" and row["scheduler_cpu_s"] == "" and row["latency_p50_ms"] == 12
+    assert "No pods-bound timeline was recorded on this host." in report.render_markdown(built)
+    latency = next(chart for chart in built.charts if chart.file_name == "latency.png")
+    assert latency.series == {"p50": [12.0], "p90": [None], "p99": [None], "max": [None]}
+    assert render_valid_png(latency)
+
+
+def test_failed_host_and_failed_scheduler_are_marked_with_their_reason(tmp_path):
+    run_dir = tmp_path / "r"
+    write_result(str(run_dir / "good" / "default"), summary(), env_doc=env("good"))
+    write_result(str(run_dir / "good" / "kueue"), summary("kueue"), env_doc=env("good", "kueue"))
+    write_result(str(run_dir / "bad" / "default"),
+                 summary(pods_bound=90, complete=False, reason="timed out after 300s waiting for pods"),
+                 (30, 90), env("bad"))
+    write_failed(str(run_dir / "bad"), "Fail the host when a scheduler failed", "1 of 2 schedulers failed on bad",
+                 {"default": {"task": "Run the load test", "msg": "timed out after 300s\nwaiting for pods"}})
+
+    run = report.load_run(str(run_dir))
+    built = report.build_report(run)
+    table = host_table(run, "bad")
+    markdown = report.render_markdown(built)
+
+    assert cell(table, "default", "Status") == "failed: Run the load test: timed out after 300s waiting for pods"
+    assert cell(table, "default", "Pods bound / expected") == "90 / 150"
+    assert cell(table, "kueue", "Status") == (
+        "not run: host failed at Fail the host when a scheduler failed: 1 of 2 schedulers failed on bad")
+    assert row_of(table, "default")[column(table, "Status")].tone == "bad"
+    assert "## Host bad (failed at Fail the host when a scheduler failed)" in markdown
+    assert "- host bad failed at Fail the host when a scheduler failed: 1 of 2 schedulers failed on bad" in markdown
+    assert "- bad / default: failed: Run the load test: timed out after 300s waiting for pods" in markdown
+    assert "- bad / kueue" not in markdown
+    # A failed measurement does not count in the fleet numbers.
+    assert cell(report.fleet_table(run), "default", "Hosts with results") == "1 of 2"
+    assert cell(report.fleet_table(run), "default", "Pods bound") == "150"
+    assert built.summary["failed_hosts"] == ["bad"]
+    assert built.summary["not_complete"] == ["bad/default", "bad/kueue"]
+    assert '<td class="bad">failed: Run the load test' in report.render_html(built)
+
+
+def test_scheduler_failure_recorded_only_in_env_json_is_shown(tmp_path):
+    write_result(str(tmp_path / "r" / "h" / "volcano"), None, None,
+                 env("h", "volcano", outcome={"task": "Deploy volcano", "msg": "image pull failed"}))
+
+    table = host_table(report.load_run(str(tmp_path / "r")), "h")
+
+    assert cell(table, "volcano", "Status") == "failed: Deploy volcano: image pull failed"
+
+
+def test_scheduler_without_a_summary_or_with_an_incomplete_one(tmp_path):
+    write_result(str(tmp_path / "r" / "h" / "default"), None, None, env("h"))
+    write_result(str(tmp_path / "r" / "h" / "kueue"),
+                 summary("kueue", pods_bound=60, complete=False, reason="timed out after 300s"), (20, 60))
+    run = report.load_run(str(tmp_path / "r"))
+    table = host_table(run, "h")
+
+    assert cell(table, "default", "Status") == "not run: no summary.json"
+    assert cell(table, "kueue", "Status") == "incomplete: timed out after 300s"
+    assert cell(table, "kueue", "Pods bound / expected") == "60 / 150"
+    assert report.bound_chart(run, "h", "bound-h.png").series == {"kueue (incomplete)": ([0, 1, 2], [0, 20, 60])}
+    assert cell(report.fleet_table(run), "kueue", "Hosts with results") == "0 of 1"
+
+
+def write_three_repeats(scheduler_dir, throughputs=(100.0, 130.0, 110.0), makespans=(1.5, 1.2, 1.4),
+                        p99s=(30.0, 45.0, 20.0), completes=(True, True, True)):
+    curves = [(40, 100, 150), (60, 150), (50, 110, 150)]
+    for index in range(3):
+        directory = scheduler_dir if index == 0 else os.path.join(scheduler_dir, "repeat-%d" % (index + 1))
+        write_result(directory,
+                     summary(throughput=throughputs[index], makespan_s=makespans[index],
+                             latency={"p50": 10.0, "p90": 20.0, "p99": p99s[index], "max": 50.0, "mean": 12.0},
+                             complete=completes[index], reason=None if completes[index] else "timed out"),
+                     curves[index], env("h"))
+
+
+def test_three_repeats_give_median_and_min_max(tmp_path):
+    write_three_repeats(str(tmp_path / "r" / "h" / "default"))
+    run = report.load_run(str(tmp_path / "r"))
+    built = report.build_report(run)
+    table = host_table(run, "h")
+
+    assert cell(table, "default", "Mean throughput (pods/s)") == "110 (100–130)"
+    assert cell(table, "default", "Makespan (s)") == "1.4 (1.2–1.5)"
+    assert cell(table, "default", "p99 (ms)") == "30 (20–45)"
+    assert cell(table, "default", "max (ms)") == "50"
+    assert cell(table, "default", "Status") == "complete (3/3 repeats)"
+    row = csv_row(built, "h", "default")
+    assert (row["throughput_pods_per_s"], row["throughput_pods_per_s_min"], row["throughput_pods_per_s_max"]) == (
+        110, 100, 130)
+    assert (row["repeats"], row["repeats_complete"]) == (3, 3)
+
+
+def test_repeats_chart_draws_the_repeat_with_the_median_makespan(tmp_path):
+    write_three_repeats(str(tmp_path / "r" / "h" / "default"))
+    built = report.build_report(report.load_run(str(tmp_path / "r")))
+
+    bound = next(chart for chart in built.charts if chart.file_name == "bound-h.png")
+    # Makespans 1.5, 1.2, 1.4: the median is repeat 3's.
+    assert bound.series == {"default (repeat 3, median makespan)": ([0, 1, 2, 3], [0, 50, 110, 150])}
+    throughput = next(chart for chart in built.charts if chart.file_name == "throughput.png")
+    assert throughput.series == {"default": [110.0]}
+    assert throughput.ranges == {"default": [(100.0, 130.0)]}
+
+
+def test_incomplete_repeat_is_left_out_of_the_median(tmp_path):
+    write_three_repeats(str(tmp_path / "r" / "h" / "default"), completes=(True, False, True))
+    table = host_table(report.load_run(str(tmp_path / "r")), "h")
+
+    assert cell(table, "default", "Mean throughput (pods/s)") == "105 (100–110)"
+    assert cell(table, "default", "Status") == "partial (2/3 repeats complete): repeat 2: timed out"
+
+
+def test_compare_to_adds_the_change_to_every_number(tmp_path, two_hosts):
+    earlier = tmp_path / "r1"
+    write_result(str(earlier / "a" / "default"),
+                 summary(throughput=100.0, makespan_s=1.0, peak=112,
+                         latency={"p50": 50.0, "p90": 89.8, "p99": 100.0, "max": 132.8, "mean": 53.4}),
+                 (150,), env("a"))
+    write_result(str(earlier / "b" / "default"), summary(throughput=100.0), (150,), env("b"))
+    run = report.load_run(str(two_hosts))
+    previous = report.load_run(str(earlier))
+    table = host_table(run, "a", previous)
+
+    assert cell(table, "default", "Mean throughput (pods/s)") == "120 Δ +20.0%"
+    assert row_of(table, "default")[column(table, "Mean throughput (pods/s)")].tone == "better"
+    assert cell(table, "default", "Makespan (s)") == "1.25 Δ +25.0%"
+    assert row_of(table, "default")[column(table, "Makespan (s)")].tone == "worse"
+    assert cell(table, "default", "p50 (ms)") == "47.3 Δ -5.4%"
+    assert cell(table, "default", "Peak throughput (pods/s)") == "112 Δ +0.0%"
+    assert cell(table, "default", "Scheduler CPU (s)") == "3.5"
+    assert cell(table, "kueue", "Mean throughput (pods/s)") == "60"
+    # Fleet: median of 120 and 80 against the median of 100 and 100.
+    assert cell(report.fleet_table(run, previous), "default", "Mean throughput (pods/s)") == "100 (80–120) Δ +0.0%"
+    built = report.build_report(run, previous)
+    row = csv_row(built, "a", "default")
+    assert (row["throughput_pods_per_s_previous"], row["throughput_pods_per_s_change_pct"]) == (100, 20.0)
+    assert "Δ is the change against run r1" in report.render_markdown(built)
+
+
+def render_valid_png(chart):
+    data = report.render_png(chart)
+    assert data.startswith(PNG_SIGNATURE)
+    pixels = matplotlib.image.imread(io.BytesIO(data), format="png")
+    assert pixels.shape[:2] == (450, 800)
+    # A blank canvas would be a single colour.
+    assert pixels.reshape(-1, pixels.shape[2]).std(axis=0).max() > 0
+    return True
+
+
+def test_every_chart_is_a_valid_png_with_the_expected_series(two_hosts):
+    built = report.build_report(report.load_run(str(two_hosts)))
+    charts = {chart.file_name: chart for chart in built.charts}
+
+    assert sorted(charts) == ["bound-a.png", "bound-b.png", "latency.png", "throughput.png"]
+    assert charts["bound-a.png"].series == {"default": ([0, 1, 2], [0, 112, 150]),
+                                            "kueue": ([0, 1, 2, 3], [0, 40, 100, 150])}
+    assert charts["bound-b.png"].series == {"default": ([0, 1, 2], [0, 90, 150])}
+    assert charts["latency.png"].categories == ["default", "kueue"]
+    assert charts["latency.png"].series["p50"] == [(47.3 + 10.0) / 2, 10.0]
+    assert charts["latency.png"].ranges["p50"] == [(10.0, 47.3), None]
+    assert charts["throughput.png"].categories == ["a", "b"]
+    assert charts["throughput.png"].series == {"default": [120.0, 80.0], "kueue": [60.0, None]}
+    for chart in charts.values():
+        assert render_valid_png(chart), chart.file_name
+
+
+def test_markdown_and_html_reference_the_charts_relatively(two_hosts):
+    built = report.build_report(report.load_run(str(two_hosts)))
+    markdown = report.render_markdown(built)
+    page = report.render_html(built)
+
+    for chart in built.charts:
+        assert "](report-charts/%s)" % chart.file_name in markdown
+        assert 'src="report-charts/%s"' % chart.file_name in page
+    assert "<link" not in page and "<script" not in page
+
+
+def test_latency_chart_switches_to_a_log_scale_for_queueing_schedulers(tmp_path):
+    write_result(str(tmp_path / "r" / "h" / "default"), summary())
+    write_result(str(tmp_path / "r" / "h" / "kueue"),
+                 summary("kueue", latency={"p50": 5000.0, "p90": 9000.0, "p99": 12000.0, "max": 15000.0}))
+
+    assert report.latency_chart(report.load_run(str(tmp_path / "r"))).log_scale
+
+
+def test_host_names_unsafe_for_file_names_get_distinct_chart_files():
+    assert report.chart_file_names(["a/b", "a:b", "c"]) == {
+        "a/b": "bound-a_b.png", "a:b": "bound-a_b-2.png", "c": "bound-c.png"}
+
+
+def test_loading_skips_partial_fetches_and_the_reports_own_charts(tmp_path):
+    write_result(str(tmp_path / "r" / "h" / "default"), summary())
+    write_result(str(tmp_path / "r" / "h" / "kueue.partial"), summary("kueue"))
+    (tmp_path / "r" / report.CHARTS_DIR).mkdir()
+    (tmp_path / "r" / report.CHARTS_DIR / "latency.png").write_bytes(b"")
+
+    run = report.load_run(str(tmp_path / "r"))
+
+    assert list(run.hosts) == ["h"]
+    assert run.scheduler_names == ["default"]
+
+
+def test_unreadable_summary_is_reported_not_raised(tmp_path):
+    directory = tmp_path / "r" / "h" / "default"
+    directory.mkdir(parents=True)
+    (directory / "summary.json").write_text("{not json")
+
+    table = host_table(report.load_run(str(tmp_path / "r")), "h")
+
+    assert cell(table, "default", "Status").startswith("unreadable: summary.json is unreadable")
+
+
+def test_a_directory_without_results_is_refused(tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="holds no benchmark results"):
+        report.load_run(str(tmp_path / "empty"))
+
+
+def test_timeline_rows_that_do_not_parse_are_skipped():
+    text = "second,created,created_total,bound,bound_total\n0,5,5,3,3\nx,1,1,1,1\n1,0,5,2,5\n"
+    assert report.parse_timeline(text) == [(0, 3), (1, 5)]
+
+
+@pytest.mark.parametrize("stat, text", [
+    (report.Stat(None, None, None, 0), "n/a"),
+    (report.Stat(150.0, 150.0, 150.0, 1), "150"),
+    (report.Stat(1.246296, 1.246296, 1.246296, 1), "1.246"),
+    (report.Stat(12345.6, 12000.0, 13000.0, 3), "12346 (12000–13000)"),
+    (report.Stat(2.0, 2.0, 2.0, 3), "2"),
+])
+def test_format_stat(stat, text):
+    assert report.format_stat(stat) == text
+
+
+@pytest.mark.parametrize("previous, current, higher_is_better, text, tone", [
+    (100.0, 110.0, True, "Δ +10.0%", "better"),
+    (100.0, 110.0, False, "Δ +10.0%", "worse"),
+    (0.0, 3.0, True, "Δ +3", "better"),
+    (5.0, 5.0, True, "Δ +0.0%", None),
+])
+def test_format_change(previous, current, higher_is_better, text, tone):
+    change = report.Change(previous, current, higher_is_better)
+    assert (report.format_change(change), change.tone) == (text, tone)
+
+
+def run_report_playbook(*extra):
+    environment = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+                       PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    return subprocess.run(["ansible-playbook", "playbooks/report.yml"] + list(extra), cwd=ROOT, env=environment,
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_report_playbook_writes_the_report_of_a_run_dir(tmp_path):
+    run_dir = tmp_path / "results" / "20261201T000000Z"
+    write_three_repeats(str(run_dir / "good" / "default"))
+    write_failed(str(run_dir / "broken"), "Prepare the Go toolchain", "proxy.golang.org: connection refused")
+    earlier = tmp_path / "results" / "20261130T000000Z"
+    write_result(str(earlier / "good" / "default"), summary(throughput=88.0), (150,), env("good"))
+
+    result = run_report_playbook("-e", "bench_report_run_dir=%s" % run_dir,
+                                 "-e", "bench_report_compare_to=20261130T000000Z")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+    markdown = (run_dir / "report.md").read_text()
+    assert ("| default | 150 / 150 Δ +0.0% | 1.4 (1.2–1.5) Δ -6.7% | 110 (100–130) Δ +25.0% |"
+            in markdown), markdown
+    assert "No env.json from: broken." in markdown
+    assert "## Host broken (failed at Prepare the Go toolchain)" in markdown
+    assert "not run: host failed at Prepare the Go toolchain: proxy.golang.org: connection refused" in markdown
+    rows = list(csv.DictReader((run_dir / "report.csv").open()))
+    assert [(row["host"], row["status"]) for row in rows] == [("broken", "not run"), ("good", "complete")]
+    charts = sorted(os.listdir(run_dir / report.CHARTS_DIR))
+    assert charts == ["bound-good.png", "latency.png", "throughput.png"]
+    for name in charts:
+        image = matplotlib.image.imread(str(run_dir / report.CHARTS_DIR / name))
+        assert image.shape[:2] == (450, 800)
+
+    again = run_report_playbook("-e", "bench_report_run_dir=%s" % run_dir,
+                                "-e", "bench_report_compare_to=20261130T000000Z")
+    assert again.returncode == 0 and "changed=0" in again.stdout, again.stdout
+
+
+def test_report_playbook_explains_an_unknown_compare_to(tmp_path):
+    run_dir = tmp_path / "results" / "20261201T000000Z"
+    write_result(str(run_dir / "h" / "default"), summary())
+
+    result = run_report_playbook("-e", "bench_report_run_dir=%s" % run_dir, "-e", "bench_report_compare_to=nope")
+
+    assert result.returncode != 0
+    assert "compare_to nope is neither a directory nor a run id in %s" % (tmp_path / "results") in result.stdout
