@@ -103,6 +103,17 @@ def _problems(v):
                % (value,))
 
 
+def goproxy_problem(value, name="golang_goproxy"):
+    """A sentence when a GOPROXY list has an entry that is not a URL, 'direct' or 'off'."""
+    if value in (None, ""):
+        return ""
+    for entry in re.split(r"[,|]", str(value)):
+        if entry not in ("direct", "off") and not URL.match(entry) and not entry.startswith("file://"):
+            return ("%s=%s is not allowed: use URLs (http:// or https://), 'direct' or 'off', separated by ',' or '|'"
+                    % (name, value))
+    return ""
+
+
 def bench_problems(variables):
     """All problems with the bench_* variables, as sentences, in a fixed order."""
     return list(_problems(variables))
@@ -114,4 +125,4 @@ def is_url(value):
 
 class FilterModule:
     def filters(self):
-        return {"bench_problems": bench_problems, "is_url": is_url}
+        return {"bench_problems": bench_problems, "is_url": is_url, "goproxy_problem": goproxy_problem}

@@ -59,3 +59,10 @@ def test_each_bad_value_is_named(changes, needle):
 def test_is_url():
     assert bench_checks.is_url("https://goproxy.cn")
     assert not bench_checks.is_url("goproxy.cn")
+
+
+@pytest.mark.parametrize("value,ok", [
+    ("", True), ("https://goproxy.cn,direct", True), ("https://a.example|https://b.example", True), ("off", True),
+    ("goproxy.cn", False), ("https://goproxy.cn,mirror", False), ("ftp://x", False)])
+def test_goproxy_problem(value, ok):
+    assert (bench_checks.goproxy_problem(value) == "") is ok

@@ -1,0 +1,59 @@
+"""Bad input stops the run with one line naming the variable, before anything changes."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, failure_text, processes_mentioning, run_playbook
+
+CASES = [
+    ("unknown scheduler", {"bench_schedulers": ["default", "kube-batch"]},
+     "bench_schedulers contains 'kube-batch', which is not allowed"),
+    ("unknown runtime", {"bench_runtime": "minikube"}, "bench_runtime"),
+    ("runtime not built yet", {"bench_runtime": "external"}, "bench_runtime=external is not available yet"),
+    ("zero jobs", {"bench_jobs": 0}, "bench_jobs=0 is not allowed: use a whole number of at least 1"),
+    ("negative nodes", {"bench_nodes": -2}, "bench_nodes=-2 is not allowed"),
+    ("zero timeout", {"bench_timeout": 0}, "bench_timeout=0 is not allowed"),
+    ("pod larger than a node", {"bench_pod_cpu": "64"}, "a pod must fit a fake node"),
+    ("malformed version pin", {"bench_version_pins": {"kind": "latest"}}, "version pin kind='latest' is malformed"),
+    ("unknown version pin", {"bench_version_pins": {"kernel": "v1.0.0"}}, "unknown version pin kernel"),
+    ("kind too new for the kernel",
+     {"bench_kernel_release": "3.10.0-1160.el7.x86_64", "bench_version_pins": {"kind": "v0.27.0"}},
+     "kind v0.27.0 cannot run on kernel 3.10.0-1160.el7.x86_64"),
+    ("GOPROXY not a URL", {"golang_goproxy": "goproxy.cn"}, "golang_goproxy=goproxy.cn is not allowed"),
+    ("run id with a path", {"bench_run_id": "../../etc"}, "bench_run_id='../../etc' is not allowed"),
+    ("run id with a slash", {"bench_run_id": "a/b"}, "bench_run_id='a/b' is not allowed"),
+    ("port range too small", {"bench_port_range_start": 40100, "bench_port_range_end": 40102},
+     "port range 40100-40102 on 127.0.0.1 has fewer than 6 free ports"),
+    ("bad GOGC", {"bench_scheduler_gogc": "fast"}, "bench_scheduler_gogc='fast' is not allowed"),
+]
+
+
+@pytest.mark.parametrize("extra,expected", [case[1:] for case in CASES], ids=[case[0] for case in CASES])
+def test_bad_input_fails_first_with_one_line(tmp_path, bench_vars, extra, expected):
+    cache = tmp_path / "cache"
+    extravars = dict(bench_vars, bench_cache_dir=str(cache))
+    extravars.pop("bench_run_id")
+    extravars.update(extra)
+    runner = run_playbook(tmp_path, "bench.yml", extravars, label="bad")
+    assert runner.rc != 0
+    failures = [line for line in failure_text(runner).splitlines() if line.strip()]
+    assert failures and expected in failures[0], failures
+    # Nothing was created anywhere: no workspace, cache, results or process.
+    for path in (bench_vars["bench_workspace"], str(cache), bench_vars["bench_results_dir"]):
+        assert not os.path.exists(path), path
+    assert processes_mentioning(bench_vars["bench_workspace"]) == []
+
+
+def test_load_test_module_rejects_a_missing_kubeconfig(tmp_path):
+    out = tmp_path / "out"
+    result = subprocess.run(
+        [os.path.join(os.path.dirname(sys.executable), "ansible"), "localhost", "-i",
+         os.path.join(ROOT, "inventories", "local"), "-m", "sched_loadtest",
+         "-a", "kubeconfig=%s output_dir=%s" % (tmp_path / "missing.kubeconfig", out)],
+        cwd=ROOT, env=dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg")),
+        capture_output=True, text=True, check=False)
+    assert result.returncode != 0
+    assert "kubeconfig %s does not exist or is not readable" % (tmp_path / "missing.kubeconfig") in result.stdout
+    assert not out.exists()
