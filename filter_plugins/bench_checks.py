@@ -2,7 +2,7 @@
 """Checks of the playbook-level bench_* variables, as one sentence per problem.
 
 ``bench_problems`` takes a dict of the variables and returns the problems in a
-fixed order; the bench_config role fails on the first with that sentence,
+fixed order; the bench role fails on the first with that sentence,
 before any task changes a host.
 """
 from __future__ import annotations
