@@ -57,3 +57,15 @@ def test_load_test_module_rejects_a_missing_kubeconfig(tmp_path):
     assert result.returncode != 0
     assert "kubeconfig %s does not exist or is not readable" % (tmp_path / "missing.kubeconfig") in result.stdout
     assert not out.exists()
+
+
+def test_unreachable_proxy_names_the_module_and_the_proxy(tmp_path, bench_vars):
+    # A Kubernetes pin that is not built yet, through a proxy nobody answers on.
+    extravars = dict(bench_vars, golang_goproxy="http://127.0.0.1:9",
+                     bench_version_pins={"kubernetes": "v1.32.3"})
+    runner = run_playbook(tmp_path, "bench.yml", extravars, label="proxy")
+    assert runner.rc != 0
+    text = failure_text(runner)
+    assert "k8s.io/kubernetes@v1.32.3" in text, text
+    assert "GOPROXY=http://127.0.0.1:9" in text, text
+    assert processes_mentioning(bench_vars["bench_workspace"]) == []
