@@ -112,6 +112,20 @@ options:
     description: Delete the namespace and the fake nodes afterwards.
     type: bool
     default: true
+  namespace_objects:
+    description:
+      - Objects of API groups (such as a Kueue LocalQueue) to create in O(namespace) right after it is created,
+        before the fake nodes and the jobs; their namespace is set to O(namespace).
+    type: list
+    elements: dict
+    default: []
+  scheduler_pid_files:
+    description:
+      - Pid files of the scheduler's processes. Their CPU time and peak resident memory are read from /proc
+        at the start and the end of the test and reported as C(scheduler_cost) in the summary.
+    type: list
+    elements: path
+    default: []
 author:
   - kube-sched-bench maintainers
 """
@@ -148,6 +162,7 @@ summary:
     submit_rate_jobs_per_s: 410.2
     timing_source: audit
     complete: true
+    scheduler_cost: {cpu_seconds: 3.2, peak_rss_mb: 61.5, processes: [{name: kube-scheduler, pid: 4242, cpu_seconds: 3.2, peak_rss_mb: 61.5}]}
 files:
   description: Paths of the files written.
   returned: when not in check mode
@@ -178,6 +193,7 @@ except ImportError:
     HAS_KUBERNETES = False
     KUBERNETES_IMPORT_ERROR = traceback.format_exc()
 
+from ansible.module_utils import sched_cost as cost
 from ansible.module_utils import sched_metrics as metrics
 from ansible.module_utils import sched_workloads as workloads
 
@@ -209,6 +225,8 @@ ARGUMENT_SPEC = dict(
     audit_log=dict(type="path"),
     output_dir=dict(type="path", required=True),
     cleanup=dict(type="bool", default=True),
+    namespace_objects=dict(type="list", elements="dict", default=[]),
+    scheduler_pid_files=dict(type="list", elements="path", default=[]),
 )
 
 POD_FIELDS = ["job", "pod", "node", "created", "bound", "latency_ms"]
@@ -235,6 +253,8 @@ class LoadTest:
         self.jobs_submitted = 0
         self.submit_errors = []
         self.started_at = ""
+        self.cost_start = {}
+        self.phases = {}
 
     # -- cluster checks --------------------------------------------------
     def probe(self):
@@ -279,6 +299,34 @@ class LoadTest:
             time.sleep(0.2)
         raise LoadTestError("the default service account of namespace %s did not appear: "
                             "is kube-controller-manager running?" % name)
+
+    def create_namespace_objects(self):
+        """Create the objects of O(namespace_objects) in the test's namespace."""
+        namespace = self.p["namespace"]
+        plurals = {}
+        for obj in self.p["namespace_objects"]:
+            api_version, kind = obj.get("apiVersion", ""), obj.get("kind", "")
+            name = (obj.get("metadata") or {}).get("name", "?")
+            if api_version.count("/") != 1:
+                raise LoadTestError("namespace object %s %s: only objects of API groups (apiVersion group/version) "
+                                    "can be created, got apiVersion %r" % (kind, name, api_version))
+            group, version = api_version.split("/")
+            if api_version not in plurals:
+                try:
+                    plurals[api_version] = workloads.plurals(read_json(self.custom.get_api_resources(
+                        group, version, _preload_content=False, _request_timeout=30)))
+                except Exception as exc:  # noqa: BLE001
+                    raise LoadTestError("API %s is not served (are its CRDs applied?): %s"
+                                        % (api_version, error_text(exc))) from exc
+            if kind not in plurals[api_version]:
+                raise LoadTestError("API %s has no namespaced kind %s" % (api_version, kind))
+            body = dict(obj, metadata=dict(obj.get("metadata") or {}, namespace=namespace))
+            try:
+                drain(self.custom.create_namespaced_custom_object(
+                    group, version, namespace, plurals[api_version][kind], body, _preload_content=False))
+            except Exception as exc:  # noqa: BLE001
+                raise LoadTestError("could not create %s %s in namespace %s: %s"
+                                    % (kind, name, namespace, error_text(exc))) from exc
 
     def create_nodes(self, pool):
         names = [workloads.node_name(self.p["node_name_prefix"], i) for i in range(self.p["nodes"])]
@@ -348,11 +396,22 @@ class LoadTest:
         """Wait until every expected pod is bound or done; return None or why it stopped early."""
         expected = self.jobs_submitted * self.p["pods_per_job"]
         index = 1 if self.p["wait_for"] == "bound" else 2
+        last_count, last_change = -1, time.monotonic()
         while time.monotonic() < deadline:
-            if self.watch.counts()[index] >= expected:
+            count = self.watch.counts()[index]
+            if count >= expected:
                 return None
             if not self.watch.is_alive():
                 return "lost the watch on pods: %s" % (self.watch.error or "it stopped")
+            if count != last_count:
+                last_count, last_change = count, time.monotonic()
+            elif time.monotonic() - last_change > 2:
+                # No progress seen for a while: list once, in case the watch lags behind.
+                try:
+                    self.watch.resync()
+                except Exception:  # noqa: BLE001 - the watch itself reports lasting trouble
+                    pass
+                last_change = time.monotonic()
             time.sleep(0.1)
         created, bound, done = self.watch.counts()
         return ("timed out after %gs waiting for pods to be %s: %d created, %d bound, %d completed of %d"
@@ -406,8 +465,11 @@ class LoadTest:
             "client_burst": self.p["burst"],
             "concurrency": self.p["concurrency"],
             "started_at": self.started_at,
+            "phases_s": self.phases,
             "finished_at": metrics.format_time_us(int(time.time() * 1_000_000)),
         })
+        if self.p["scheduler_pid_files"]:
+            summary["scheduler_cost"] = cost.cost(self.cost_start, cost.sample(self.p["scheduler_pid_files"]))
         return write_files(self.p["output_dir"], summary, metrics.pod_rows(records), timeline), summary
 
     # -- clean-up --------------------------------------------------------
@@ -436,21 +498,33 @@ class LoadTest:
         return "; ".join(problems) or None
 
     # -- the whole run ---------------------------------------------------
+    def _phase(self, name, since):
+        """Record how long a phase of the test took (wall clock); return now."""
+        now = time.monotonic()
+        self.phases[name] = round(now - since, 3)
+        return now
+
     def run(self):
         self.started_at = metrics.format_time_us(int(time.time() * 1_000_000))
         deadline = time.monotonic() + self.p["timeout"]
+        self.cost_start = cost.sample(self.p["scheduler_pid_files"])
+        phase = time.monotonic()
         self.create_namespace()
+        self.create_namespace_objects()
         with ThreadPoolExecutor(max_workers=self.p["concurrency"]) as pool:
             self.create_nodes(pool)
             self.wait_nodes_ready(deadline)
             self.watch = PodWatch(self.core, self.p["namespace"])
             self.watch.start()
+            phase = self._phase("setup", phase)
             self.submit_jobs(pool)
+            phase = self._phase("submit", phase)
         reason = None
         if self.submit_errors:
             reason = "%d of %d jobs could not be created, first: %s" % (
                 len(self.submit_errors), self.p["jobs"], self.submit_errors[0])
         wait_reason = self.wait_pods(time.monotonic() + self.p["timeout"])
+        self._phase("wait", phase)
         reason = reason or wait_reason
         self.watch.stop()
         files, summary = self.write_results(reason is None, reason)

@@ -151,10 +151,15 @@ class PodWatch(threading.Thread):
                 self.done[name] = now
 
     def _list(self):
-        body = read_json(self.core.list_namespaced_pod(self.namespace, _preload_content=False))
+        body = read_json(self.core.list_namespaced_pod(self.namespace, _preload_content=False,
+                                                       _request_timeout=30))
         for pod in body.get("items") or []:
             self._note(pod)
         return body["metadata"]["resourceVersion"]
+
+    def resync(self):
+        """Take in the pods' current state by listing them (their times are those of this call)."""
+        self._list()
 
     def run(self):
         failures = 0
@@ -167,7 +172,8 @@ class PodWatch(threading.Thread):
                     self.namespace, watch=True, resource_version=version, allow_watch_bookmarks=True,
                     timeout_seconds=60, _preload_content=False)
                 buffer = b""
-                for chunk in self.response.stream(65536, decode_content=False):
+                # amt=None hands over each chunk as it arrives: a watch must not wait for a full buffer.
+                for chunk in self.response.stream(None, decode_content=False):
                     buffer += chunk
                     *lines, buffer = buffer.split(b"\n")
                     for line in lines:

@@ -93,6 +93,15 @@ def capacity_note(params):
     return None
 
 
+def plurals(api_resource_list):
+    """Kind to resource name for the namespaced resources of an APIResourceList (discovery of one group version)."""
+    return {
+        resource["kind"]: resource["name"]
+        for resource in api_resource_list.get("resources") or []
+        if resource.get("namespaced") and "/" not in resource.get("name", "")
+    }
+
+
 def node_name(prefix, index):
     return "%s%d" % (prefix, index)
 

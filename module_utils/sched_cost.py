@@ -1,0 +1,105 @@
+# -*- coding: utf-8 -*-
+"""What the scheduler's processes cost during a load test, read from /proc.
+
+A sample records, per pid file, the process's CPU time (utime + stime from
+/proc/<pid>/stat) and its peak resident memory (VmHWM from /proc/<pid>/status).
+``cost`` compares a sample at the start with one at the end. Only file reads
+here, with the /proc root as a parameter, so the parsing is unit-tested on
+made-up files.
+"""
+from __future__ import annotations
+
+import os
+
+# /proc/<pid>/stat fields after the command name (which may contain spaces and
+# parentheses, so parsing starts after its last ')'): field 14 utime and
+# 15 stime, in clock ticks; here 0-based after ')' as index 11 and 12.
+_UTIME_AFTER_COMM = 11
+_STIME_AFTER_COMM = 12
+
+
+def clock_ticks():
+    try:
+        return os.sysconf("SC_CLK_TCK")
+    except (ValueError, OSError, AttributeError):
+        return 100
+
+
+def parse_stat(text):
+    """CPU ticks (utime + stime) from the text of /proc/<pid>/stat."""
+    tail = text[text.rindex(")") + 1:].split()
+    return int(tail[_UTIME_AFTER_COMM]) + int(tail[_STIME_AFTER_COMM])
+
+
+def parse_status(text):
+    """{'VmHWM': kB, 'VmRSS': kB} (those present) from the text of /proc/<pid>/status."""
+    found = {}
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmHWM", "VmRSS"):
+            found[key] = int(value.split()[0])
+    return found
+
+
+def read_pid(pid_file):
+    try:
+        with open(pid_file, encoding="ascii") as handle:
+            return int(handle.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def sample(pid_files, proc_root="/proc"):
+    """{pid_file: {'name', 'pid', 'ticks', 'hwm_kb'} or {'name', 'error'}} for each pid file."""
+    result = {}
+    for pid_file in pid_files:
+        name = os.path.basename(pid_file)
+        if name.endswith(".pid"):
+            name = name[:-4]
+        pid = read_pid(pid_file)
+        if pid is None:
+            result[pid_file] = {"name": name, "error": "no pid in %s" % pid_file}
+            continue
+        try:
+            with open(os.path.join(proc_root, str(pid), "stat"), encoding="utf-8") as handle:
+                ticks = parse_stat(handle.read())
+            with open(os.path.join(proc_root, str(pid), "status"), encoding="utf-8") as handle:
+                memory = parse_status(handle.read())
+        except (OSError, ValueError, IndexError) as exc:
+            result[pid_file] = {"name": name, "pid": pid, "error": "process %d cannot be read: %s" % (pid, exc)}
+            continue
+        result[pid_file] = {"name": name, "pid": pid, "ticks": ticks,
+                            "hwm_kb": memory.get("VmHWM", memory.get("VmRSS", 0))}
+    return result
+
+
+def cost(start, end, ticks_per_second=None):
+    """The scheduler_cost entry of summary.json from two samples of the same pid files.
+
+    CPU seconds are what each process used between the samples; peak RSS is the
+    largest resident size each reached (VmHWM), summed over the processes. A
+    process that was replaced between the samples counts from its own start.
+    """
+    ticks_per_second = ticks_per_second or clock_ticks()
+    processes = []
+    total_cpu = 0.0
+    total_peak_kb = 0
+    for pid_file, last in end.items():
+        first = start.get(pid_file, {})
+        entry = {"name": last.get("name"), "pid": last.get("pid")}
+        if "error" in last:
+            entry["error"] = last["error"]
+            processes.append(entry)
+            continue
+        base = first.get("ticks", 0) if first.get("pid") == last["pid"] else 0
+        cpu = max(last["ticks"] - base, 0) / float(ticks_per_second)
+        entry["cpu_seconds"] = round(cpu, 3)
+        entry["peak_rss_mb"] = round(last["hwm_kb"] / 1024.0, 1)
+        total_cpu += cpu
+        total_peak_kb += last["hwm_kb"]
+        processes.append(entry)
+    return {
+        "cpu_seconds": round(total_cpu, 3),
+        "peak_rss_mb": round(total_peak_kb / 1024.0, 1),
+        "processes": processes,
+    }
