@@ -19,7 +19,7 @@ RUNTIMES = ("binary", "kind", "external")
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 URL = re.compile(r"^https?://[^\s/$.?#][^\s]*$")
 
-POSITIVE_INTS = ("bench_nodes", "bench_node_pods", "bench_jobs", "bench_pods_per_job", "bench_submit_concurrency",
+POSITIVE_INTS = ("bench_repeats", "bench_nodes", "bench_node_pods", "bench_jobs", "bench_pods_per_job", "bench_submit_concurrency",
                  "bench_client_burst", "bench_scheduler_api_burst", "bench_controller_manager_api_burst")
 POSITIVE_NUMBERS = ("bench_client_qps", "bench_scheduler_api_qps", "bench_controller_manager_api_qps",
                     "bench_timeout")

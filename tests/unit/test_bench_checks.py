@@ -4,7 +4,7 @@ import pytest
 import bench_checks
 
 GOOD = dict(
-    bench_runtime="binary", bench_schedulers=["default"], bench_nodes=20, bench_node_cpu="32",
+    bench_runtime="binary", bench_schedulers=["default"], bench_repeats=1, bench_nodes=20, bench_node_cpu="32",
     bench_node_memory="256Gi", bench_node_pods=110, bench_jobs=50, bench_pods_per_job=3, bench_pod_cpu="1",
     bench_pod_memory="200Mi", bench_pod_duration=30, bench_wait_for="bound", bench_timeout=300,
     bench_submit_concurrency=16, bench_client_qps=1000, bench_client_burst=1000, bench_scheduler_api_qps=1000,

@@ -1,0 +1,130 @@
+"""The compatibility matrix (filter_plugins/version_matrix.py)."""
+import importlib.util
+import pathlib
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+_PATH = pathlib.Path(__file__).resolve().parents[2] / "filter_plugins" / "version_matrix.py"
+_SPEC = importlib.util.spec_from_file_location("version_matrix_under_test", _PATH)
+matrix = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(matrix)
+
+LEGACY = ["3.10.0-1160.el7.x86_64", "3.10.0-1160.el7", "4.5.0", "4.5.7-generic"]
+MODERN = ["4.6.0", "4.6", "4.18.0-553.el8_10.x86_64", "5.4.0-200-generic", "5.14.0-503.el9.x86_64",
+          "6.1.0-28-amd64", "6.8.0-51-generic", "6.18.44-fc-v857", "10.0.1"]
+
+
+@pytest.mark.parametrize("kernel", LEGACY)
+def test_kernels_without_cgroup_namespaces_get_the_legacy_set(kernel):
+    chosen = matrix.version_set(kernel)
+    assert not matrix.has_cgroupns(kernel)
+    assert chosen["name"] == "legacy-kernel"
+    assert (chosen["kind"], chosen["node_image"], chosen["go"]) == ("v0.19.0", "kindest/node:v1.27.1", "1.23.10")
+    assert chosen["cgroupns"] is False
+    assert chosen["cgroupns_private"] is False
+    assert chosen["kind_env"] == {"KIND_EXPERIMENTAL_DISABLE_CGROUP_NAMESPACES": "true"}
+
+
+@pytest.mark.parametrize("kernel", MODERN)
+def test_kernels_with_cgroup_namespaces_get_the_modern_set(kernel):
+    chosen = matrix.version_set(kernel)
+    assert matrix.has_cgroupns(kernel)
+    assert chosen["name"] == "modern"
+    assert (chosen["kind"], chosen["node_image"]) == ("v0.27.0", "kindest/node:v1.32.2")
+    assert chosen["go"].startswith("1.24.")
+    assert chosen["cgroupns"] is True
+    assert chosen["cgroupns_private"] is True
+    assert chosen["kind_env"] == {}
+
+
+@pytest.mark.parametrize("kernel", LEGACY + MODERN)
+def test_binary_runtime_pins_are_the_same_everywhere(kernel):
+    chosen = matrix.version_set(kernel)
+    assert (chosen["kubernetes"], chosen["etcd"], chosen["kwok"]) == ("v1.32.2", "v3.5.16", "v0.6.1")
+
+
+def test_the_matrix_is_not_changed_by_a_call():
+    before = {name: dict(pins) for name, pins in matrix.VERSION_SETS.items()}
+    matrix.version_set("3.10.0-1160.el7", {"go": "1.22.12"})
+    matrix.version_set("6.1.0", {"kind": "v0.26.0"})
+    assert matrix.VERSION_SETS == before
+
+
+@pytest.mark.parametrize("kernel, pins, key, value", [
+    ("6.1.0", {"kind": "v0.26.0"}, "kind", "v0.26.0"),
+    ("6.1.0", {"node_image": "kindest/node:v1.31.4"}, "node_image", "kindest/node:v1.31.4"),
+    ("6.1.0", {"go": "1.23.10"}, "go", "1.23.10"),
+    ("5.10.0", {"kubernetes": "v1.31.0"}, "kubernetes", "v1.31.0"),
+    ("3.10.0-1160.el7", {"go": "1.22.12"}, "go", "1.22.12"),
+    ("3.10.0-1160.el7", {"kind": "v0.18.0"}, "kind", "v0.18.0"),
+    ("3.10.0-1160.el7", {"node_image": "m.daocloud.io/docker.io/kindest/node:v1.27.1"}, "node_image",
+     "m.daocloud.io/docker.io/kindest/node:v1.27.1"),
+])
+def test_forced_pins_win(kernel, pins, key, value):
+    assert matrix.version_set(kernel, pins)[key] == value
+
+
+def test_empty_pins_keep_the_set():
+    assert matrix.version_set("6.1.0", {"kind": "", "go": None}) == matrix.version_set("6.1.0")
+    assert matrix.version_set("6.1.0", None) == matrix.version_set("6.1.0", {})
+
+
+def test_old_kind_forced_on_a_modern_kernel_runs_without_private_cgroupns():
+    chosen = matrix.version_set("6.1.0", {"kind": "v0.19.0"})
+    assert chosen["name"] == "modern"
+    assert chosen["cgroupns_private"] is False
+
+
+@pytest.mark.parametrize("kind", ["v0.20.0", "v0.27.0", "v1.0.0"])
+def test_new_kind_forced_on_a_legacy_kernel_is_refused_with_the_reason(kind):
+    with pytest.raises(AnsibleFilterError) as err:
+        matrix.version_set("3.10.0-1160.el7.x86_64", {"kind": kind})
+    message = str(err.value)
+    assert kind in message and "3.10.0-1160.el7.x86_64" in message
+    assert "cgroup namespace" in message and "4.6" in message
+    assert "v0.19.0" in message
+    assert matrix.version_set_problem("3.10.0-1160.el7.x86_64", {"kind": kind}) == message
+
+
+@pytest.mark.parametrize("pins, words", [
+    ({"kind": "0.27.0"}, "kind='0.27.0' is malformed"),
+    ({"kind": "latest"}, "kind='latest' is malformed"),
+    ({"go": "go1.24"}, "go='go1.24' is malformed"),
+    ({"go": "1.24rc1"}, "go='1.24rc1' is malformed"),
+    ({"kubernetes": "1.32.2"}, "kubernetes='1.32.2' is malformed"),
+    ({"node_image": "Kindest/Node:v1.32.2"}, "node_image='Kindest/Node:v1.32.2' is malformed"),
+    ({"helm": "v3.16.0"}, "unknown version pin helm"),
+])
+def test_malformed_or_unknown_pins_are_refused(pins, words):
+    with pytest.raises(AnsibleFilterError) as err:
+        matrix.version_set("6.1.0", pins)
+    assert words in str(err.value)
+    assert matrix.version_set_problem("6.1.0", pins) == str(err.value)
+
+
+def test_no_problem_is_an_empty_string():
+    assert matrix.version_set_problem("6.1.0") == ""
+    assert matrix.version_set_problem("3.10.0-1160.el7", {"kind": "v0.19.0"}) == ""
+
+
+@pytest.mark.parametrize("kernel", ["", "linux", "v6.1", None])
+def test_unreadable_kernel_releases_are_refused(kernel):
+    with pytest.raises(AnsibleFilterError, match="kernel version"):
+        matrix.version_set(kernel)
+
+
+def test_filters_are_registered():
+    filters = matrix.FilterModule().filters()
+    assert set(filters) == {"version_set", "version_set_problem", "has_cgroupns"}
+
+
+@pytest.mark.parametrize("group", ["modern", "centos7"])
+def test_lab_inventory_pins_match_the_matrix(group):
+    import yaml
+    path = pathlib.Path(__file__).resolve().parents[2] / "inventories" / "lab" / "group_vars" / (group + ".yml")
+    group_vars = yaml.safe_load(path.read_text())
+    chosen = matrix.version_set(group_vars["lab_reference_kernel"])
+    assert chosen["name"] == ("modern" if group == "modern" else "legacy-kernel")
+    for key, value in group_vars["bench_version_pins"].items():
+        assert chosen[key] == value, "%s pins %s=%s, the matrix gives %s" % (group, key, value, chosen[key])
