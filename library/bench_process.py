@@ -108,14 +108,7 @@ import urllib.error
 import urllib.request
 
 from ansible.module_utils.basic import AnsibleModule
-
-
-def read_pid(pid_file):
-    try:
-        with open(pid_file, encoding="ascii") as handle:
-            return int(handle.read().strip())
-    except (OSError, ValueError):
-        return None
+from ansible.module_utils.sched_cost import read_pid
 
 
 def cmdline(pid):
