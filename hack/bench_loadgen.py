@@ -76,7 +76,7 @@ def main():
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--qps", type=float, default=1000)
     parser.add_argument("--burst", type=int, default=1000)
-    parser.add_argument("--port", type=int, default=36000, help="first of 100 local ports for the cluster")
+    parser.add_argument("--port", type=int, default=31000, help="first of 100 local ports for the cluster")
     args = parser.parse_args()
 
     workspace = tempfile.mkdtemp(prefix="sched-bench-loadgen-")

@@ -33,7 +33,8 @@ NODES, JOBS, PODS_PER_JOB = 10, 20, 3
 KNOBS = {"bench_scheduler_api_qps": 400, "bench_scheduler_api_burst": 600, "bench_scheduler_gogc": "150"}
 RUN_ID = "e2e-schedulers"
 NAMESPACE = "sched-bench"
-PORTS = os.environ.get("SCHED_BENCH_E2E_PORTS", "44000-45999").split("-")
+# Below the kernel's ephemeral port range (32768 and up), like the toolkit's default range.
+PORTS = os.environ.get("SCHED_BENCH_E2E_PORTS", "30000-31999").split("-")
 # A scheduler whose Go module the module proxy refuses cannot be built on this machine; the playbook
 # must say so in one line, and the test reports it as skipped instead of passing it.
 UNBUILDABLE = re.compile(r"could not download (\S+) through GOPROXY=\S+: .*(403|404|410|not available)")
