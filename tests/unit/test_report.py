@@ -399,7 +399,7 @@ def run_report_playbook(*extra):
 def test_report_playbook_writes_the_report_of_a_run_dir(tmp_path):
     run_dir = tmp_path / "results" / "20261201T000000Z"
     write_three_repeats(str(run_dir / "good" / "default"))
-    write_failed(str(run_dir / "broken"), "Prepare the Go toolchain", "proxy.golang.org: connection refused")
+    write_failed(str(run_dir / "broken"), "Prepare the Go toolchain", "module proxy: connection refused")
     earlier = tmp_path / "results" / "20261130T000000Z"
     write_result(str(earlier / "good" / "default"), summary(throughput=88.0), (150,), env("good"))
 
@@ -412,7 +412,7 @@ def test_report_playbook_writes_the_report_of_a_run_dir(tmp_path):
             in markdown), markdown
     assert "No env.json from: broken." in markdown
     assert "## Host broken (failed at Prepare the Go toolchain)" in markdown
-    assert "not run: host failed at Prepare the Go toolchain: proxy.golang.org: connection refused" in markdown
+    assert "not run: host failed at Prepare the Go toolchain: module proxy: connection refused" in markdown
     rows = list(csv.DictReader((run_dir / "report.csv").open()))
     assert [(row["host"], row["status"]) for row in rows] == [("broken", "not run"), ("good", "complete")]
     charts = sorted(os.listdir(run_dir / report.CHARTS_DIR))
