@@ -199,7 +199,7 @@ from ansible.module_utils import sched_workloads as workloads
 
 if HAS_KUBERNETES:
     from ansible.module_utils.sched_client import (
-        PodWatch, RateLimiter, api_client, drain, error_text, is_status, read_json)
+        PodWatch, RateLimiter, api_client, create_workload, drain, error_text, is_status, read_json)
 
 ARGUMENT_SPEC = dict(
     kubeconfig=dict(type="path", required=True),
@@ -374,12 +374,7 @@ class LoadTest:
             api, body = workloads.workload(index, self.p)
             self.limiter.acquire()
             try:
-                if api == "batch":
-                    response = self.batch.create_namespaced_job(namespace, body, _preload_content=False)
-                else:
-                    response = self.custom.create_namespaced_custom_object(
-                        "batch.volcano.sh", "v1alpha1", namespace, "jobs", body, _preload_content=False)
-                drain(response)
+                create_workload(self.batch, self.custom, namespace, api, body)
                 return None
             except Exception as exc:  # noqa: BLE001
                 return "%s: %s" % (body["metadata"]["name"], error_text(exc))
