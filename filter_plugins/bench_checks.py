@@ -61,6 +61,11 @@ def _problems(v):
         except (TypeError, ValueError):
             yield "%s=%r is not allowed: use a number greater than 0" % (name, v.get(name))
     try:
+        if _number(v.get("bench_throttle", 0), int) < 0:
+            raise ValueError
+    except (TypeError, ValueError):
+        yield "bench_throttle=%r is not allowed: use a whole number, 0 (no limit) or more" % (v.get("bench_throttle"),)
+    try:
         if _number(v.get("bench_pod_duration"), float) < 0:
             raise ValueError
     except (TypeError, ValueError):

@@ -119,6 +119,11 @@ options:
     type: list
     elements: dict
     default: []
+  progress_file:
+    description:
+      - While the test runs, its progress (phase, counts, elapsed, ETA) is written to this JSON file, at most once a
+        second; the C(bench_async_wait) action shows it when the module runs asynchronously.
+    type: path
   scheduler_pid_files:
     description:
       - Pid files of the scheduler's processes. Their CPU time and peak resident memory are read from /proc
@@ -178,6 +183,7 @@ import csv
 import io
 import json
 import os
+import signal
 import tempfile
 import time
 import traceback
@@ -195,6 +201,7 @@ except ImportError:
 
 from ansible.module_utils import sched_cost as cost
 from ansible.module_utils import sched_metrics as metrics
+from ansible.module_utils.sched_progress import ProgressFile
 from ansible.module_utils import sched_workloads as workloads
 
 if HAS_KUBERNETES:
@@ -227,6 +234,7 @@ ARGUMENT_SPEC = dict(
     cleanup=dict(type="bool", default=True),
     namespace_objects=dict(type="list", elements="dict", default=[]),
     scheduler_pid_files=dict(type="list", elements="path", default=[]),
+    progress_file=dict(type="path"),
 )
 
 POD_FIELDS = ["job", "pod", "node", "created", "bound", "latency_ms"]
@@ -255,6 +263,7 @@ class LoadTest:
         self.started_at = ""
         self.cost_start = {}
         self.phases = {}
+        self.progress = ProgressFile(params.get("progress_file"))
 
     # -- cluster checks --------------------------------------------------
     def probe(self):
@@ -359,6 +368,7 @@ class LoadTest:
                 if node["metadata"]["name"] in wanted and any(
                     c.get("type") == "Ready" and c.get("status") == "True"
                     for c in (node.get("status") or {}).get("conditions") or []))
+            self.progress.update(count=ready)
             if ready == len(wanted):
                 return
             time.sleep(0.25)
@@ -380,11 +390,14 @@ class LoadTest:
                 return "%s: %s" % (body["metadata"]["name"], error_text(exc))
 
         self.submit_start = time.monotonic()
+        self.progress.phase("submit", total=self.p["jobs"])
         for error in pool.map(create, range(self.p["jobs"])):
             if error is None:
                 self.jobs_submitted += 1
             else:
                 self.submit_errors.append(error)
+            self.progress.update(count=self.jobs_submitted + len(self.submit_errors),
+                                 jobs_failed=len(self.submit_errors))
         self.submit_end = time.monotonic()
 
     def wait_pods(self, deadline):
@@ -392,8 +405,12 @@ class LoadTest:
         expected = self.jobs_submitted * self.p["pods_per_job"]
         index = 1 if self.p["wait_for"] == "bound" else 2
         last_count, last_change = -1, time.monotonic()
+        self.progress.phase("wait", total=expected)
         while time.monotonic() < deadline:
-            count = self.watch.counts()[index]
+            counts = self.watch.counts()
+            count = counts[index]
+            self.progress.update(count=count, pods_created=counts[0], pods_bound=counts[1], pods_completed=counts[2],
+                                 pods_expected=expected, wait_for=self.p["wait_for"])
             if count >= expected:
                 return None
             if not self.watch.is_alive():
@@ -507,6 +524,7 @@ class LoadTest:
         self.create_namespace()
         self.create_namespace_objects()
         with ThreadPoolExecutor(max_workers=self.p["concurrency"]) as pool:
+            self.progress.phase("nodes", total=self.p["nodes"])
             self.create_nodes(pool)
             self.wait_nodes_ready(deadline)
             self.watch = PodWatch(self.core, self.p["namespace"])
@@ -588,6 +606,12 @@ def main():
         module.fail_json(msg=str(exc))
 
     files, summary, error = [], None, None
+
+    def interrupted(signum, _frame):
+        raise LoadTestError("interrupted by signal %d" % signum)
+
+    # Stopped from outside (an interrupted wait for the asynchronous task): keep what was measured.
+    signal.signal(signal.SIGTERM, interrupted)
     try:
         files, summary = test.run()
     except LoadTestError as exc:
@@ -608,6 +632,7 @@ def main():
             cleanup_problem = error_text(exc)
 
     result = dict(changed=True, summary=summary, files=files, note=note, cleanup_problem=cleanup_problem)
+    test.progress.finish("failed" if error or (summary and not summary["complete"]) else "complete")
     if error:
         module.fail_json(msg=error + (" (partial results in %s)" % params["output_dir"] if files else ""), **result)
     if summary and not summary["complete"]:

@@ -3,6 +3,7 @@ The run says what happened, keeps what was measured, leaves nothing running, and
 next run starts clean."""
 import json
 import os
+import re
 import signal
 import time
 
@@ -15,7 +16,7 @@ from conftest import ROOT, failure_text, processes_mentioning, run_playbook, run
 
 # Slow the scheduler down (5 bindings a second) so that there is a "mid-run" to hit.
 SLOW = dict(bench_nodes=5, bench_jobs=40, bench_pods_per_job=3, bench_scheduler_api_qps=5,
-            bench_scheduler_api_burst=5, bench_timeout=40)
+            bench_scheduler_api_burst=5, bench_timeout=40, loadtest_progress_interval=2)
 LOADTEST_TASK = "Run the load test against default"
 
 
@@ -89,6 +90,8 @@ def test_component_dying_mid_run_keeps_what_was_measured(tmp_path, bench_vars, c
     failed = load_json(host_dir, "failed.json")
     assert failed["task"] == LOADTEST_TASK
     assert any(reason in failed["msg"] for reason in reasons), failed["msg"]
+    # While it waited, the terminal was told how far the load test was.
+    assert re.search(r"\[localhost\] default: (submit|wait) \d+/\d+ ", runner.stdout.read()), "no progress line"
     summary = load_json(host_dir, "default", "summary.json")
     assert summary["complete"] is False
     assert any(reason in summary["reason"] for reason in reasons), summary["reason"]
@@ -115,3 +118,8 @@ def test_interrupted_playbook_is_cleaned_up_by_the_next_run(tmp_path, bench_vars
     assert runner.status != "successful"
     # Whatever the interruption left behind, the next run on the host starts clean.
     clean_run_succeeds(tmp_path, bench_vars)
+    # The load test ran in the background on the host: it must not outlive the run.
+    deadline = time.monotonic() + 60
+    while processes_mentioning("AnsiballZ_sched_loadtest") and time.monotonic() < deadline:
+        time.sleep(1)
+    assert processes_mentioning("AnsiballZ_sched_loadtest") == []

@@ -10,7 +10,7 @@ GOOD = dict(
     bench_submit_concurrency=16, bench_client_qps=1000, bench_client_burst=1000, bench_scheduler_api_qps=1000,
     bench_scheduler_api_burst=1000, bench_scheduler_gogc="", bench_scheduler_gomemlimit="",
     bench_controller_manager_api_qps=1000, bench_controller_manager_api_burst=1000, bench_run_id="",
-    bench_port_range_start=20000, bench_port_range_end=32000)
+    bench_port_range_start=20000, bench_port_range_end=32000, bench_throttle=0)
 
 
 def problems(**changes):
@@ -49,6 +49,8 @@ def test_strings_from_the_command_line_are_accepted():
     ({"bench_scheduler_gogc": "fast"}, "bench_scheduler_gogc='fast' is not allowed"),
     ({"bench_scheduler_gomemlimit": "2 gigs"}, "bench_scheduler_gomemlimit='2 gigs' is not allowed"),
     ({"bench_wait_for": "running"}, "bench_wait_for='running' is not allowed"),
+    ({"bench_throttle": -1}, "bench_throttle=-1 is not allowed"),
+    ({"bench_throttle": "some"}, "bench_throttle='some' is not allowed"),
 ])
 def test_each_bad_value_is_named(changes, needle):
     found = problems(**changes)

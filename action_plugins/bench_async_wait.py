@@ -1,0 +1,133 @@
+"""Action: wait for an asynchronous task and show its progress at the terminal.
+
+Polls the job with async_status every `poll` seconds; every `interval` seconds
+reads the JSON progress file the task writes on the host (see
+module_utils/sched_progress.py) and prints one line such as
+  [node1] default: wait 1200/3000 pods bound, 40.1 s elapsed, ETA 60 s
+or, for a task without a progress file (a build), how long it has been running.
+Returns the task's own result once it has finished, so that `register` and
+failures behave as if the task had run in the foreground.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import time
+
+from ansible.errors import AnsibleActionFail
+from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
+
+display = Display()
+
+DOCUMENTATION = r"""
+---
+module: bench_async_wait
+short_description: Wait for an async task of this project, showing its progress
+options:
+  jid: {description: ansible_job_id of the task started with poll 0, type: str, required: true}
+  progress_file: {description: JSON progress file the task writes on the host, type: path}
+  label: {description: Prefix of each progress line, type: str, default: ""}
+  interval: {description: Seconds between progress lines, type: int, default: 10}
+  poll: {description: Seconds between status checks, type: int, default: 2}
+  timeout: {description: Seconds to wait at most (0 for as long as the job's own async limit), type: int, default: 0}
+"""
+
+COUNTED = {"nodes": "fake nodes Ready", "submit": "jobs submitted"}
+JOB_KEYS = ("ansible_job_id", "results_file", "started", "finished", "stdout", "stderr", "stdout_lines",
+            "stderr_lines")
+
+
+def progress_line(label, state):
+    """One line for the terminal from the module's progress state; None when there is nothing to say."""
+    if not state or state.get("phase") in (None, "starting"):
+        return None
+    phase = state["phase"]
+    total = state.get("total")
+    count = state.get("count", 0)
+    if phase == "wait":
+        what = "pods %s" % state.get("wait_for", "bound")
+        counts = " (%s created, %s bound, %s completed)" % (
+            state.get("pods_created", 0), state.get("pods_bound", 0), state.get("pods_completed", 0))
+    elif phase == "finished":
+        return "%s%s after %s s" % (label, state.get("outcome", "finished"), state.get("elapsed_s", "?"))
+    else:
+        what, counts = COUNTED.get(phase, phase), ""
+    eta = state.get("eta_s")
+    return "%s%s %s/%s %s%s, %s s elapsed%s" % (
+        label, phase, count, total if total is not None else "?", what, counts, state.get("elapsed_s", "?"),
+        ", ETA %d s" % round(eta) if eta is not None else "")
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _VALID_ARGS = frozenset(("jid", "progress_file", "label", "interval", "poll", "timeout"))
+
+    def run(self, tmp=None, task_vars=None):
+        super().run(tmp, task_vars)
+        _, args = self.validate_argument_spec(argument_spec={
+            "jid": {"type": "str", "required": True},
+            "progress_file": {"type": "path"},
+            "label": {"type": "str", "default": ""},
+            "interval": {"type": "int", "default": 10},
+            "poll": {"type": "int", "default": 2},
+            "timeout": {"type": "int", "default": 0},
+        })
+        if args["interval"] < 1 or args["poll"] < 1:
+            raise AnsibleActionFail("bench_async_wait: interval and poll must be at least 1 second")
+        async_dir = self._remote_expand_user(self.get_shell_option("async_dir", default="~/.ansible_async"))
+        host = task_vars.get("inventory_hostname", "")
+        started = time.monotonic()
+        shown = started
+        state = {}
+        try:
+            while True:
+                status = self._execute_module(
+                    module_name="ansible.legacy.async_status", task_vars=task_vars,
+                    module_args={"jid": args["jid"], "mode": "status", "_async_dir": async_dir})
+                if status.get("finished") or (status.get("failed") and not status.get("started")):
+                    return self._finished(status, args["jid"], async_dir, task_vars)
+                now = time.monotonic()
+                if args["timeout"] and now - started > args["timeout"]:
+                    self._stop(state)
+                    return {"failed": True, "msg": "gave up waiting for the job after %d s" % args["timeout"]}
+                if now - shown >= args["interval"]:
+                    shown = now
+                    if args["progress_file"]:
+                        state = self._read_state(args["progress_file"], task_vars) or state
+                        line = progress_line(args["label"], state)
+                    else:
+                        line = "%sstill running, %d s elapsed" % (args["label"], now - started)
+                    if line:
+                        display.display("[%s] %s" % (host, line))
+                time.sleep(args["poll"])
+        except BaseException:
+            # Interrupted (Ctrl-C) or the host went away: do not leave the job running on the host.
+            self._stop(state or self._read_state(args["progress_file"], task_vars))
+            raise
+
+    def _finished(self, status, jid, async_dir, task_vars):
+        result = {key: value for key, value in status.items() if key not in JOB_KEYS}
+        self._execute_module(module_name="ansible.legacy.async_status", task_vars=task_vars,
+                             module_args={"jid": jid, "mode": "cleanup", "_async_dir": async_dir})
+        return result
+
+    def _read_state(self, path, task_vars):
+        if not path:
+            return {}
+        slurped = self._execute_module(module_name="ansible.legacy.slurp", module_args={"src": path},
+                                       task_vars=task_vars)
+        if slurped.get("failed") or "content" not in slurped:
+            return {}
+        try:
+            return json.loads(base64.b64decode(slurped["content"]))
+        except ValueError:
+            return {}
+
+    def _stop(self, state):
+        pid = (state or {}).get("pid")
+        if isinstance(pid, int) and pid > 1 and not state.get("done"):
+            try:
+                self._low_level_execute_command("kill -TERM %d" % pid)
+            except Exception:  # noqa: BLE001 - best effort on the way out
+                pass
