@@ -1,14 +1,22 @@
 # -*- coding: utf-8 -*-
-"""Filters that adapt a scheduler's upstream manifests to the binary runtime.
+"""Filters that adapt a scheduler's upstream manifests to the binary and kind runtimes.
 
-Upstream registers its admission webhooks with an in-cluster Service; on the
+Binary runtime: upstream registers its admission webhooks with an in-cluster Service; on the
 binary runtime the webhook server is a local process, so each webhook gets a
 URL on the loopback address and the CA that signed the server's certificate.
+
+Kind runtime: the release manifest is applied as it is, except that every
+image comes from the local registry (image_rewrite's "local" spelling) and the
+controllers' CPU request and limit are the benchmark's; readiness_targets
+names what must be ready before the init objects are created.
+
 Pure functions: unit-tested in tests/unit/test_scheduler_manifests.py.
 """
 from __future__ import annotations
 
 import copy
+import importlib.util
+import os
 import re
 from urllib.parse import urlsplit
 
@@ -16,9 +24,9 @@ import yaml
 from ansible.errors import AnsibleFilterError
 
 try:
-    _LOADER = yaml.CSafeLoader
+    _LOADER, _DUMPER = yaml.CSafeLoader, yaml.CSafeDumper
 except AttributeError:  # PyYAML without libyaml
-    _LOADER = yaml.SafeLoader
+    _LOADER, _DUMPER = yaml.SafeLoader, yaml.SafeDumper
 
 WEBHOOK_KINDS = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
 
@@ -89,7 +97,268 @@ def established_crds(resources):
     ]
 
 
+# --- The kind runtime: upstream release manifests, adapted and checked -------------------------------------
+
+def _project_module(subdir, name):
+    """A pure module of this project (filter_plugins/ or module_utils/), shared rather than copied."""
+    path = os.path.join(_PROJECT, subdir, name + ".py")
+    spec = importlib.util.spec_from_file_location("_scheduler_manifests_" + name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+_image_rewrite = _project_module("filter_plugins", "image_rewrite").image_rewrite
+_parse_quantity = _project_module("module_utils", "sched_workloads").parse_quantity
+
+WORKLOAD_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob")
+CONTROLLER_KINDS = ("Deployment", "StatefulSet", "DaemonSet")
+URL_SCHEMES = ("http://", "https://", "file://")
+DEFAULT_CONTAINER = "kubectl.kubernetes.io/default-container"
+CERT_KEY = "tls.crt"
+
+
+def release_manifest_url(templates, name, version):
+    """The release manifest URL of ``name`` at ``version`` from the template dict (``{version}`` replaced)."""
+    templates = templates if isinstance(templates, dict) else {}
+    template = str(templates.get(name) or "").strip()
+    if not template:
+        raise AnsibleFilterError(
+            "scheduler_release_manifest_urls has no entry for %s: add a URL template of its release manifest "
+            "(entries: %s)" % (name, ", ".join(sorted(templates)) or "none"))
+    url = template.replace("{version}", str(version))
+    if not url.startswith(URL_SCHEMES) or any(ch.isspace() for ch in url) or "{" in url:
+        raise AnsibleFilterError(
+            "scheduler_release_manifest_urls.%s=%r is not allowed: use an http(s):// or file:// URL with "
+            "{version} where the version goes" % (name, template))
+    return url
+
+
+def release_url_problem(templates, name, version):
+    """The sentence release_manifest_url would fail with, or an empty string."""
+    try:
+        release_manifest_url(templates, name, version)
+    except AnsibleFilterError as exc:
+        return str(exc.message if hasattr(exc, "message") else exc)
+    return ""
+
+
+def cpu_problem(request, limit):
+    """Why the controllers' CPU request and limit cannot be applied (one sentence), or an empty string."""
+    try:
+        wanted = _parse_quantity(request)
+    except ValueError:
+        return "scheduler_controller_cpu_request=%r is not allowed: use a CPU quantity such as 500m" % (request,)
+    if str(limit or "").strip() == "":
+        return ""
+    try:
+        allowed = _parse_quantity(limit)
+    except ValueError:
+        return "scheduler_controller_cpu_limit=%r is not allowed: use a CPU quantity such as 2, or empty for no limit" % (limit,)
+    if allowed < wanted:
+        return "scheduler_controller_cpu_limit=%s is not allowed: it is below scheduler_controller_cpu_request=%s" % (limit, request)
+    return ""
+
+
+def pod_spec(doc):
+    """The pod spec of a workload document (a CronJob's is two templates deep), or None."""
+    spec = doc.get("spec") or {}
+    if doc.get("kind") == "CronJob":
+        spec = (spec.get("jobTemplate") or {}).get("spec") or {}
+    elif doc.get("kind") not in WORKLOAD_KINDS:
+        return None
+    return (spec.get("template") or {}).get("spec")
+
+
+def _containers(doc):
+    spec = pod_spec(doc) or {}
+    return list(spec.get("initContainers") or []) + list(spec.get("containers") or [])
+
+
+def release_images(docs):
+    """The images the workloads of ``docs`` run, each once, in order of appearance."""
+    images = []
+    for doc in manifests_of_kind(docs, WORKLOAD_KINDS):
+        for container in _containers(doc):
+            if container.get("image") and container["image"] not in images:
+                images.append(container["image"])
+    return images
+
+
+def rewrite_images(docs, registry):
+    """Copies of ``docs`` whose containers and init containers pull from the local ``registry``."""
+    docs = copy.deepcopy(list(docs or []))
+    for doc in manifests_of_kind(docs, WORKLOAD_KINDS):
+        for container in _containers(doc):
+            if container.get("image"):
+                container["image"] = _image_rewrite(container["image"], "local", registry=registry)
+    return docs
+
+
+def main_container(doc):
+    """The controller's own container: the one kubectl defaults to, else the first (sidecars stay as they are)."""
+    spec = pod_spec(doc) or {}
+    containers = spec.get("containers") or []
+    annotations = (((doc.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("annotations") or {}
+    named = [c for c in containers if c.get("name") == annotations.get(DEFAULT_CONTAINER)]
+    return (named or containers or [None])[0]
+
+
+def controller_cpu(docs, request, limit=""):
+    """Copies of ``docs`` whose controllers' main containers request ``request`` CPU, limited to ``limit`` (empty: no limit)."""
+    problem = cpu_problem(request, limit)
+    if problem:
+        raise AnsibleFilterError(problem)
+    docs = copy.deepcopy(list(docs or []))
+    for doc in manifests_of_kind(docs, CONTROLLER_KINDS):
+        container = main_container(doc)
+        if container is None:
+            continue
+        resources = container.setdefault("resources", {})
+        resources.setdefault("requests", {})["cpu"] = str(request)
+        limits = resources.setdefault("limits", {})
+        if str(limit or "").strip():
+            limits["cpu"] = str(limit)
+        else:
+            limits.pop("cpu", None)
+        if not limits:
+            resources.pop("limits")
+    return docs
+
+
+def _ref(doc):
+    meta = doc.get("metadata") or {}
+    return {"namespace": meta.get("namespace") or "default", "name": meta.get("name", "")}
+
+
+def webhook_services(docs):
+    """The Services the webhook configurations of ``docs`` call, each once ({namespace, name})."""
+    services = []
+    for doc in manifests_of_kind(docs, WEBHOOK_KINDS):
+        for hook in doc.get("webhooks") or []:
+            service = (hook.get("clientConfig") or {}).get("service")
+            if service:
+                ref = {"namespace": service.get("namespace") or "default", "name": service.get("name", "")}
+                if ref not in services:
+                    services.append(ref)
+    return services
+
+
+def _selects(selector, labels):
+    return bool(selector) and all(labels.get(key) == value for key, value in selector.items())
+
+
+def _pod_labels(doc):
+    return (((doc.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels") or {}
+
+
+def webhook_deployments(docs):
+    """The Deployments behind the webhook Services of ``docs``: the pods the Services select."""
+    refs = webhook_services(docs)
+    services = [doc for doc in manifests_of_kind(docs, "Service") if _ref(doc) in refs]
+    return [
+        doc for doc in manifests_of_kind(docs, "Deployment")
+        if any(_ref(svc)["namespace"] == _ref(doc)["namespace"]
+               and _selects((svc.get("spec") or {}).get("selector"), _pod_labels(doc)) for svc in services)
+    ]
+
+
+def webhook_cert_secrets(docs):
+    """The Secrets the webhook servers mount (their serving certificates), each once ({namespace, name})."""
+    secrets = []
+    for doc in webhook_deployments(docs):
+        for volume in (pod_spec(doc) or {}).get("volumes") or []:
+            name = (volume.get("secret") or {}).get("secretName")
+            ref = {"namespace": _ref(doc)["namespace"], "name": name}
+            if name and ref not in secrets:
+                secrets.append(ref)
+    return secrets
+
+
+def controller_deployments(docs):
+    """Each Deployment of ``docs`` with the label selector of its pods ({namespace, name, selector})."""
+    result = []
+    for doc in manifests_of_kind(docs, "Deployment"):
+        labels = ((doc.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
+        selector = ",".join("%s=%s" % item for item in sorted(labels.items()))
+        result.append(dict(_ref(doc), selector=selector))
+    return result
+
+
+def readiness_targets(docs):
+    """What must be ready before the scheduler is: cert Secrets, controller Deployments, webhook Services."""
+    return {"secrets": webhook_cert_secrets(docs), "deployments": controller_deployments(docs),
+            "services": webhook_services(docs)}
+
+
+def kind_release(text, registry, cpu_request, cpu_limit="", with_text=True):
+    """A release manifest adapted for the kind runtime, as the dict the role records and applies.
+
+    ``text`` is the upstream multi-document YAML. Returns ``text`` (the objects to
+    apply, images on ``registry``, controller CPU set; left out unless ``with_text``),
+    ``images`` (upstream, to mirror), ``local_images``, ``targets``
+    (readiness_targets), ``kinds`` (count per kind) and ``problem``: why the text
+    is not a release manifest, or empty.
+    """
+    try:
+        docs = [doc for doc in yaml.load_all(str(text), Loader=_LOADER) if doc]  # noqa: S506 - a safe loader
+    except yaml.YAMLError as exc:
+        return {"problem": "it is not YAML (%s)" % str(exc).splitlines()[0]}
+    if not manifests_of_kind(docs, "Deployment"):
+        return {"problem": "it has no Deployment, so it is not a scheduler's release manifest"}
+    images = release_images(docs)
+    docs = controller_cpu(rewrite_images(docs, registry), cpu_request, cpu_limit)
+    kinds = {}
+    for doc in docs:
+        kinds[doc.get("kind", "")] = kinds.get(doc.get("kind", ""), 0) + 1
+    release = {"problem": "", "images": images, "local_images": release_images(docs),
+               "targets": readiness_targets(docs), "kinds": kinds}
+    if with_text:
+        release["text"] = yaml.dump_all(docs, Dumper=_DUMPER, default_flow_style=False, sort_keys=False, explicit_start=True)
+    return release
+
+
+def secret_has_cert(resources):
+    """Whether the listed Secret holds a serving certificate (tls.crt)."""
+    return any(((secret.get("data") or {}).get(CERT_KEY)) for secret in resources or [])
+
+
+def pods_ready(resources):
+    """Whether there are pods and every one not being deleted is Ready."""
+    pods = [pod for pod in resources or [] if not (pod.get("metadata") or {}).get("deletionTimestamp")]
+    return bool(pods) and all(
+        any(c.get("type") == "Ready" and c.get("status") == "True" for c in (pod.get("status") or {}).get("conditions") or [])
+        for pod in pods)
+
+
+def endpoints_ready(resources):
+    """Whether the listed EndpointSlices have at least one ready address."""
+    return any(
+        endpoint.get("addresses") and (endpoint.get("conditions") or {}).get("ready") is not False
+        for item in resources or [] for endpoint in item.get("endpoints") or [])
+
+
+READY_CHECKS = {"secret": secret_has_cert, "pods": pods_ready, "endpoints": endpoints_ready}
+
+
+def is_ready(resources, check):
+    """Whether ``resources`` (as k8s_info lists them) pass ``check``: secret, pods or endpoints."""
+    if check not in READY_CHECKS:
+        raise AnsibleFilterError("readiness check %r is not one of %s" % (check, ", ".join(READY_CHECKS)))
+    return READY_CHECKS[check](resources)
+
+
+def not_ready(results, check):
+    """namespace/name of each target of a registered loop (item = target) whose resources fail ``check``."""
+    return ["%s/%s" % (result["item"]["namespace"], result["item"]["name"]) for result in results or []
+            if not is_ready(result.get("resources"), check)]
+
+
 class FilterModule:
     def filters(self):
         return {"manifests_of_kind": manifests_of_kind, "documents_of_kind": documents_of_kind, "local_webhooks": local_webhooks,
-                "established_crds": established_crds}
+                "established_crds": established_crds, "release_manifest_url": release_manifest_url,
+                "release_url_problem": release_url_problem, "cpu_problem": cpu_problem, "release_images": release_images,
+                "rewrite_images": rewrite_images, "controller_cpu": controller_cpu, "readiness_targets": readiness_targets,
+                "kind_release": kind_release, "is_ready": is_ready, "not_ready": not_ready}

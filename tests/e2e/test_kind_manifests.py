@@ -1,0 +1,309 @@
+"""The kind runtime's scheduler manifests, checked against a real API server.
+
+The kind path itself cannot run here (kind nodes cannot start on these
+machines), so this test checks what it would apply: playbooks/manifests.yml
+fetches each scheduler's release manifest through scheduler_release_manifest_urls,
+rewrites the images to the local registry and sets the controllers' CPU, exactly
+as roles/scheduler/tasks/release-manifest.yml does on the kind path; the objects
+are then applied by the role's own kind-apply.yml in check mode, which
+kubernetes.core.k8s turns into a server-side dry run (dryRun=All) against a
+binary-runtime cluster's API server.
+
+GitHub is not reachable, so the release manifests are built the way upstream
+builds them, from the Go module sources (Kueue: `kustomize build config/default`
+after `kustomize edit set image`, as its Makefile's `artifacts` target; Volcano:
+installer/volcano-development.yaml at the tag) and served from 127.0.0.1 laid out
+like the upstream URLs: the test passes URL templates pointing at that server,
+which is the mirror-replacement path a user takes.
+"""
+import json
+import os
+import pathlib
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+from kubernetes import config as k8s_config
+from kubernetes import dynamic
+from kubernetes.dynamic.exceptions import NotFoundError
+
+from conftest import ROOT, failure_text, processes_mentioning, run_playbook
+
+VERSIONS = {"kueue": "v0.10.1", "volcano": "v1.10.0"}
+MODULES = {"kueue": "sigs.k8s.io/kueue", "volcano": "volcano.sh/volcano"}
+KUSTOMIZE = "v5.5.0"
+# Paths below the server's root, the same as below the upstream hosts in the default templates.
+UPSTREAM_PATHS = {
+    "kueue": "kubernetes-sigs/kueue/releases/download/{version}/manifests.yaml",
+    "volcano": "volcano-sh/volcano/{version}/installer/volcano-development.yaml",
+}
+# A port range of its own, below the kernel's ephemeral ports and apart from conftest's random
+# ranges (21000-29999) and test_schedulers' (30000-31999): the cluster takes 20000-20089,
+# the manifest server one of 20090-20099.
+CLUSTER_PORTS = (20000, 20089)
+SERVER_PORTS = range(20090, 20100)
+CPU_LIMIT = "1500m"
+REGISTRY = "localhost:5001"
+FIELD_MANAGER = "kube-sched-bench"
+CACHE = pathlib.Path.home() / ".cache" / "kube-sched-bench"
+WORKLOADS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob")
+
+
+def go_env():
+    go = CACHE / "go"
+    return dict(os.environ, GOMODCACHE=str(go / "mod"), GOCACHE=str(go / "build"), GOPATH=str(go / "path"),
+                GOFLAGS="-mod=mod -modcacherw")
+
+
+def go_binary():
+    found = shutil.which("go") or "/usr/local/go/bin/go"
+    assert os.path.exists(found), "Go is needed to read the schedulers' module sources"
+    return found
+
+
+def module_dir(module, version, cwd):
+    """The module's source directory in the module cache (downloaded through the Go proxy if missing)."""
+    result = subprocess.run([go_binary(), "mod", "download", "-json", "%s@%s" % (module, version)],
+                            cwd=cwd, env=go_env(), capture_output=True, text=True, check=False, timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return pathlib.Path(json.loads(result.stdout)["Dir"])
+
+
+def kustomize(cwd):
+    binary = CACHE / "tools" / ("kustomize-" + KUSTOMIZE) / "kustomize"
+    if not binary.exists():
+        env = dict(go_env(), GOBIN=str(binary.parent))
+        result = subprocess.run([go_binary(), "install", "sigs.k8s.io/kustomize/kustomize/v5@" + KUSTOMIZE],
+                                cwd=cwd, env=env, capture_output=True, text=True, check=False, timeout=1800)
+        assert result.returncode == 0, result.stderr
+    return str(binary)
+
+
+def build_release_manifests(root, work):
+    """Write each release manifest below ``root`` at its upstream path; return name -> path."""
+    paths = {name: root / UPSTREAM_PATHS[name].format(version=version) for name, version in VERSIONS.items()}
+    for path in paths.values():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    # Kueue: its Makefile's `artifacts` target, on a writable copy of the module's config/.
+    config = work / "kueue-config"
+    shutil.copytree(module_dir(MODULES["kueue"], VERSIONS["kueue"], work) / "config", config)
+    for directory, _, files in os.walk(config):
+        os.chmod(directory, 0o755)
+        for name in files:
+            os.chmod(os.path.join(directory, name), 0o644)
+    tool = kustomize(work)
+    image = "controller=registry.k8s.io/kueue/kueue:" + VERSIONS["kueue"]
+    for argv, cwd in (([tool, "edit", "set", "image", image], config / "components" / "manager"),
+                      ([tool, "build", "default", "-o", str(paths["kueue"])], config)):
+        result = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False, timeout=300)
+        assert result.returncode == 0, result.stderr
+    # Volcano: the installer manifest of the tag, as it is.
+    shutil.copy(module_dir(MODULES["volcano"], VERSIONS["volcano"], work) / "installer" / "volcano-development.yaml",
+                paths["volcano"])
+    return paths
+
+
+def free_port(ports):
+    for port in ports:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) != 0:
+                return port
+    raise AssertionError("no free port in %s" % (ports,))
+
+
+def serve(root):
+    """A plain HTTP server on 127.0.0.1 for ``root``; returns (process, base URL)."""
+    port = free_port(SERVER_PORTS)
+    process = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                                "--directory", str(root)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return process, "http://127.0.0.1:%d" % port
+        time.sleep(0.1)
+    process.kill()
+    raise AssertionError("the manifest server did not listen on %d" % port)
+
+
+def templates(base):
+    return {name: "%s/%s" % (base, path) for name, path in UPSTREAM_PATHS.items()}
+
+
+def documents(path):
+    with open(path, encoding="utf-8") as handle:
+        return [doc for doc in yaml.load_all(handle, Loader=yaml.CSafeLoader) if doc]
+
+
+def pod_spec(doc):
+    spec = doc["spec"]
+    if doc["kind"] == "CronJob":
+        spec = spec["jobTemplate"]["spec"]
+    return spec["template"]["spec"]
+
+
+def client(kubeconfig):
+    return dynamic.DynamicClient(k8s_config.new_client_from_config(config_file=kubeconfig))
+
+
+def create_for_real(kubeconfig, docs):
+    """Create the Namespaces and CRDs of the release for real: a dry run of a namespaced object
+    fails when its namespace does not exist, and a custom resource needs its CRD."""
+    api = client(kubeconfig)
+    for doc in docs:
+        if doc["kind"] in ("Namespace", "CustomResourceDefinition"):
+            api.resources.get(api_version=doc["apiVersion"], kind=doc["kind"]).create(body=doc)
+
+
+def stored(kubeconfig, docs):
+    """kind namespace/name of each of ``docs`` the API server has."""
+    api, found = client(kubeconfig), []
+    for doc in docs:
+        meta = doc["metadata"]
+        resource = api.resources.get(api_version=doc["apiVersion"], kind=doc["kind"])
+        try:
+            resource.get(name=meta["name"], namespace=meta.get("namespace") if resource.namespaced else None)
+        except NotFoundError:
+            continue
+        found.append("%s %s/%s" % (doc["kind"], meta.get("namespace", ""), meta["name"]))
+    return found
+
+
+def audit_writes(audit_log):
+    """The completed write requests of the audit log (verb, resource, namespace, name, URI, code)."""
+    writes = []
+    with open(audit_log, encoding="utf-8") as handle:
+        for line in handle:
+            event = json.loads(line)
+            if event.get("stage") != "ResponseComplete" or event.get("verb") not in ("create", "update", "patch"):
+                continue
+            ref = event.get("objectRef") or {}
+            writes.append((event["verb"], ref.get("resource"), ref.get("namespace", ""), ref.get("name"),
+                           event.get("requestURI", ""), (event.get("responseStatus") or {}).get("code", 0)))
+    return writes
+
+
+def audit_ref(doc):
+    """How the audit log names the object of ``doc``: (resource, namespace, name)."""
+    meta = doc["metadata"]
+    namespace = meta["name"] if doc["kind"] == "Namespace" else meta.get("namespace", "")
+    return doc["kind"].lower() + "s", namespace, meta["name"]
+
+
+def render(tmp_path, base, out, label, **extra):
+    extravars = dict({"scheduler_release_manifest_urls": templates(base), "manifests_dir": str(out),
+                      "scheduler_controller_cpu_limit": CPU_LIMIT}, **extra)
+    return run_playbook(tmp_path, "playbooks/manifests.yml", extravars, label=label)
+
+
+def test_kind_manifests_pass_a_server_side_dry_run(tmp_path):
+    started = time.monotonic()
+    work = tmp_path / "work"
+    work.mkdir()
+    served = build_release_manifests(tmp_path / "mirror", work)
+    # The same Volcano release with one object the API server refuses (a client-side dry run would pass it).
+    broken = documents(served["volcano"])
+    next(doc for doc in broken if doc["kind"] == "Deployment" and doc["metadata"]["name"] == "volcano-scheduler")[
+        "spec"]["replicas"] = -1
+    broken_path = tmp_path / "mirror" / "broken" / UPSTREAM_PATHS["volcano"].format(version=VERSIONS["volcano"])
+    broken_path.parent.mkdir(parents=True)
+    broken_path.write_text(yaml.dump_all(broken, Dumper=yaml.CSafeDumper), encoding="utf-8")
+
+    workspace = tmp_path / "ws"
+    cluster_vars = {"bench_workspace": str(workspace), "bench_run_id": "kind-manifests",
+                    "bench_results_dir": str(tmp_path / "results"),
+                    "bench_port_range_start": CLUSTER_PORTS[0], "bench_port_range_end": CLUSTER_PORTS[1]}
+    server, base = serve(tmp_path / "mirror")
+    try:
+        # Render only: no cluster, no Docker.
+        out = tmp_path / "manifests"
+        rendered_run = render(tmp_path, base, out, "render")
+        assert rendered_run.rc == 0, failure_text(rendered_run)
+        rendered = {name: documents(out / (name + "-kind.yaml")) for name in VERSIONS}
+        for name, docs in rendered.items():
+            # Every upstream object is there; only images and the controllers' CPU changed.
+            assert len(docs) == len(documents(served[name])), name
+            workloads = [doc for doc in docs if doc["kind"] in WORKLOADS]
+            assert workloads, name
+            images = [c["image"] for doc in workloads
+                      for c in pod_spec(doc).get("initContainers", []) + pod_spec(doc)["containers"]]
+            assert images and all(image.startswith(REGISTRY + "/") for image in images), (name, images)
+            for doc in (doc for doc in docs if doc["kind"] == "Deployment"):
+                containers = pod_spec(doc)["containers"]
+                default = doc["spec"]["template"]["metadata"].get("annotations", {}).get(
+                    "kubectl.kubernetes.io/default-container", containers[0]["name"])
+                main = next(c for c in containers if c["name"] == default)
+                assert main["resources"]["requests"]["cpu"] == "500m", doc["metadata"]["name"]
+                assert main["resources"]["limits"]["cpu"] == CPU_LIMIT, doc["metadata"]["name"]
+        # Kueue's sidecar keeps what upstream gave it.
+        kueue_manager = next(doc for doc in rendered["kueue"] if doc["kind"] == "Deployment")
+        proxy = next(c for c in pod_spec(kueue_manager)["containers"] if c["name"] == "kube-rbac-proxy")
+        assert "cpu" not in proxy.get("resources", {}).get("requests", {})
+
+        up = run_playbook(tmp_path, "playbooks/cluster.yml", cluster_vars, label="cluster")
+        assert up.rc == 0, failure_text(up)
+        cluster = workspace / "clusters" / "bench"
+        kubeconfig = str(cluster / "admin.kubeconfig")
+        for docs in rendered.values():
+            create_for_real(kubeconfig, docs)
+        objects = [doc for docs in rendered.values() for doc in docs]
+        dry_run_objects = [doc for doc in objects if doc["kind"] not in ("Namespace", "CustomResourceDefinition")]
+        assert stored(kubeconfig, dry_run_objects) == []
+
+        checked = render(tmp_path, base, out, "dry-run", manifests_check_kubeconfig=kubeconfig)
+        assert checked.rc == 0, failure_text(checked)
+
+        # Every object reached the API server as a server-side apply with dryRun=All and was accepted,
+        # and the role's field manager never wrote anything for real.
+        expected = {audit_ref(doc) for doc in objects}
+        for _ in range(20):  # the audit log is written in batches
+            ours = [write for write in audit_writes(cluster / "audit" / "audit.log")
+                    if re.search(r"[?&]fieldManager=%s(&|$)" % FIELD_MANAGER, write[4])]
+            accepted = {write[1:4] for write in ours if 200 <= write[5] < 300}
+            if expected <= accepted:
+                break
+            time.sleep(0.5)
+        assert sorted(expected - accepted) == []
+        assert [write for write in ours if not re.search(r"[?&]dryRun=All(&|$)", write[4])] == []
+        assert stored(kubeconfig, dry_run_objects) == []
+
+        # The dry run is the API server's: an object it refuses fails the run, naming the object.
+        refused = render(tmp_path, base + "/broken", tmp_path / "broken-out", "refused",
+                         manifests_schedulers=["volcano"], manifests_check_kubeconfig=kubeconfig)
+        assert refused.rc != 0
+        assert "volcano-scheduler" in failure_text(refused) and "replicas" in failure_text(refused)
+        assert stored(kubeconfig, dry_run_objects) == []
+    finally:
+        server.kill()
+        server.wait()
+        down = run_playbook(tmp_path, "playbooks/teardown.yml", cluster_vars, label="down")
+    assert down.rc == 0, failure_text(down)
+    time.sleep(0.5)
+    assert processes_mentioning(str(workspace)) == []
+    assert processes_mentioning(str(tmp_path / "mirror")) == []
+    print("test wall time: %.0f s" % (time.monotonic() - started))
+
+
+@pytest.mark.parametrize("template,expected", [
+    ("http://127.0.0.1:{port}/kubernetes-sigs/kueue/releases/download/{{version}}/manifests.yaml",
+     "scheduler_release_manifest_urls.kueue: cannot fetch http://127.0.0.1:{port}/kubernetes-sigs/kueue/releases/"
+     "download/v0.10.1/manifests.yaml (Request failed: <urlopen error [Errno 111] Connection refused>)"),
+    ("github.com/kubernetes-sigs/kueue/releases/download/{{version}}/manifests.yaml",
+     "scheduler_release_manifest_urls.kueue='github.com/kubernetes-sigs/kueue/releases/download/{{version}}/"
+     "manifests.yaml' is not allowed: use an http(s):// or file:// URL"),
+], ids=["unreachable", "not a URL"])
+def test_a_bad_manifest_url_fails_with_one_line_naming_the_variable(tmp_path, template, expected):
+    port = free_port(SERVER_PORTS)
+    urls = dict(templates("http://127.0.0.1:%d" % port), kueue=template.format(port=port))
+    out = tmp_path / "manifests"
+    runner = run_playbook(tmp_path, "playbooks/manifests.yml",
+                          {"scheduler_release_manifest_urls": urls, "manifests_dir": str(out)}, label="bad-url")
+    assert runner.rc != 0
+    failures = [line for line in failure_text(runner).splitlines() if line.strip()]
+    assert len(failures) == 1 and expected.format(port=port) in failures[0], failures
+    # Nothing was fetched or written.
+    assert not out.exists() or list(out.iterdir()) == []
