@@ -61,6 +61,12 @@ def _problems(v):
         except (TypeError, ValueError):
             yield "%s=%r is not allowed: use a number greater than 0" % (name, v.get(name))
     try:
+        if _number(v.get("bench_scheduler_cpu_profile_seconds", 0), int) < 0:
+            raise ValueError
+    except (TypeError, ValueError):
+        yield ("bench_scheduler_cpu_profile_seconds=%r is not allowed: use whole seconds, 0 (no profile) or more"
+               % (v.get("bench_scheduler_cpu_profile_seconds"),))
+    try:
         if _number(v.get("bench_throttle", 0), int) < 0:
             raise ValueError
     except (TypeError, ValueError):

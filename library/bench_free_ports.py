@@ -35,6 +35,11 @@ options:
     description: Ports picked by an earlier run (name to port); kept when they are in the range.
     type: dict
     default: {}
+  exclude:
+    description: Ports already promised to others (for example a cluster's ports whose listeners have not started yet).
+    type: list
+    elements: int
+    default: []
 author:
   - kube-sched-bench maintainers
 """
@@ -71,10 +76,10 @@ def is_free(address, port):
     return True
 
 
-def pick(names, address, start, end, reuse, free=is_free, rng=random):
-    """Map each name to a distinct free port; ports in ``reuse`` are kept as they are."""
+def pick(names, address, start, end, reuse, free=is_free, rng=random, exclude=()):
+    """Map each name to a distinct free port, never one of ``exclude``; ports in ``reuse`` are kept as they are."""
     chosen = {}
-    taken = set()
+    taken = set(exclude)
     for name in names:
         port = reuse.get(name)
         if isinstance(port, int) and start <= port <= end and port not in taken:
@@ -104,6 +109,7 @@ def main():
             range_start=dict(type="int", default=20000),
             range_end=dict(type="int", default=32000),
             reuse=dict(type="dict", default={}),
+            exclude=dict(type="list", elements="int", default=[]),
         ),
         supports_check_mode=True,
     )
@@ -111,7 +117,7 @@ def main():
     if not 1 <= p["range_start"] <= p["range_end"] <= 65535:
         module.fail_json(msg="port range %s-%s is not valid: need 1 <= start <= end <= 65535"
                          % (p["range_start"], p["range_end"]))
-    ports = pick(p["names"], p["address"], p["range_start"], p["range_end"], p["reuse"])
+    ports = pick(p["names"], p["address"], p["range_start"], p["range_end"], p["reuse"], exclude=p["exclude"])
     if ports is None:
         module.fail_json(msg="port range %d-%d on %s has fewer than %d free ports"
                          % (p["range_start"], p["range_end"], p["address"], len(p["names"])))

@@ -30,7 +30,8 @@ PROCESSES = {
 }
 NODES, JOBS, PODS_PER_JOB = 10, 20, 3
 # Knobs set to values no default has, so env.json can only hold them if they were passed through.
-KNOBS = {"bench_scheduler_api_qps": 400, "bench_scheduler_api_burst": 600, "bench_scheduler_gogc": "150"}
+KNOBS = {"bench_scheduler_api_qps": 400, "bench_scheduler_api_burst": 600, "bench_scheduler_gogc": "150",
+         "bench_scheduler_cpu_profile_seconds": 3}
 RUN_ID = "e2e-schedulers"
 NAMESPACE = "sched-bench"
 # Below the kernel's ephemeral port range (32768 and up), like the toolkit's default range.
@@ -167,6 +168,18 @@ def test_the_scheduler_cost_is_measured(run, scheduler):
     assert cost["cpu_seconds"] > 0
     assert cost["cpu_seconds"] == pytest.approx(sum(p["cpu_seconds"] for p in cost["processes"]), abs=0.01)
     assert cost["peak_rss_mb"] == pytest.approx(sum(p["peak_rss_mb"] for p in cost["processes"]), abs=0.5)
+
+
+@pytest.mark.parametrize("scheduler", SCHEDULERS)
+def test_a_cpu_profile_of_the_scheduler_is_taken(run, scheduler):
+    skip_if_unbuildable(run, scheduler)
+    profile = (run.result_dir(scheduler) / "scheduler-cpu.pprof").read_bytes()
+    # A Go CPU profile is a gzipped protobuf whose string table names the sampled Go functions.
+    text = gzip.decompress(profile)
+    assert b"runtime." in text and b"samples" in text, profile[:100]
+    env = json.loads((run.result_dir(scheduler) / "env.json").read_text())
+    assert env["knobs"]["scheduler_cpu_profile_seconds"] == KNOBS["bench_scheduler_cpu_profile_seconds"]
+    assert env["versions"]["scheduler"]["pprof"]["url"].endswith("/debug/pprof/profile")
 
 
 def test_no_process_of_the_run_is_left(run):

@@ -17,6 +17,15 @@ def test_pick_skips_busy_ports_and_keeps_reused_ones():
     assert not busy & set(ports.values())
 
 
+def test_pick_never_takes_a_port_promised_to_another_listener():
+    # All free, but 20000-20002 belong to a cluster whose listeners start later.
+    ports = bench_free_ports.pick(["a", "b"], "127.0.0.1", 20000, 20004, {}, free=lambda _a, _p: True,
+                                  rng=random.Random(3), exclude=[20000, 20001, 20002])
+    assert set(ports.values()) == {20003, 20004}
+    assert bench_free_ports.pick(["a", "b", "c"], "127.0.0.1", 20000, 20004, {}, free=lambda _a, _p: True,
+                                 exclude=[20000, 20001, 20002]) is None
+
+
 def test_pick_reports_a_full_range():
     assert bench_free_ports.pick(["a", "b"], "127.0.0.1", 20000, 20001, {}, free=lambda _a, p: p == 20000) is None
 
