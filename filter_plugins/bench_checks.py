@@ -23,6 +23,12 @@ POSITIVE_INTS = ("bench_repeats", "bench_nodes", "bench_node_pods", "bench_jobs"
                  "bench_client_burst", "bench_scheduler_api_burst", "bench_controller_manager_api_burst")
 POSITIVE_NUMBERS = ("bench_client_qps", "bench_scheduler_api_qps", "bench_controller_manager_api_qps",
                     "bench_timeout")
+# Whole numbers where 0 switches the feature off: name -> (unit, what 0 means).
+OPTIONAL_COUNTS = {
+    "bench_scheduler_cpu_limit": ("whole CPUs", "no limit"),
+    "bench_scheduler_cpu_profile_seconds": ("whole seconds", "no profile"),
+    "bench_throttle": ("a whole number of hosts", "no limit"),
+}
 QUANTITIES = ("bench_node_cpu", "bench_node_memory", "bench_pod_cpu", "bench_pod_memory")
 
 
@@ -60,17 +66,12 @@ def _problems(v):
                 raise ValueError
         except (TypeError, ValueError):
             yield "%s=%r is not allowed: use a number greater than 0" % (name, v.get(name))
-    try:
-        if _number(v.get("bench_scheduler_cpu_profile_seconds", 0), int) < 0:
-            raise ValueError
-    except (TypeError, ValueError):
-        yield ("bench_scheduler_cpu_profile_seconds=%r is not allowed: use whole seconds, 0 (no profile) or more"
-               % (v.get("bench_scheduler_cpu_profile_seconds"),))
-    try:
-        if _number(v.get("bench_throttle", 0), int) < 0:
-            raise ValueError
-    except (TypeError, ValueError):
-        yield "bench_throttle=%r is not allowed: use a whole number, 0 (no limit) or more" % (v.get("bench_throttle"),)
+    for name, what in OPTIONAL_COUNTS.items():
+        try:
+            if _number(v.get(name, 0), int) < 0:
+                raise ValueError
+        except (TypeError, ValueError):
+            yield "%s=%r is not allowed: use %s, 0 (%s) or more" % ((name, v.get(name)) + what)
     try:
         if _number(v.get("bench_pod_duration"), float) < 0:
             raise ValueError

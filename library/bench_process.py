@@ -68,6 +68,12 @@ options:
     description: Lines of the log to show when the component fails.
     type: int
     default: 25
+  cpus:
+    description:
+      - Run the process on at most this many of the CPUs it may use (CPU affinity, inherited by all its
+        threads); 0 for all of them. No root needed; a fairness knob, not a cgroup quota.
+    type: int
+    default: 0
 author:
   - kube-sched-bench maintainers
 """
@@ -192,12 +198,20 @@ def stop(pid, timeout):
     return True
 
 
+def pick_cpus(allowed, count):
+    """The CPUs a process limited to ``count`` of ``allowed`` runs on; None when that is no limit."""
+    if count <= 0 or count >= len(allowed):
+        return None
+    return set(sorted(allowed)[-count:])
+
+
 def start(module, params):
     argv = params["argv"]
     for directory in {os.path.dirname(params["pid_file"]), os.path.dirname(params["log_file"])}:
         os.makedirs(directory, mode=0o700, exist_ok=True)
     env = dict(os.environ)
     env.update({key: str(value) for key, value in params["env"].items()})
+    cpus = pick_cpus(os.sched_getaffinity(0), params["cpus"])
     with open(params["log_file"], "ab") as log, open(os.devnull, "rb") as devnull:
         log.write(("--- %s starting %s\n" % (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                                              " ".join(argv))).encode())
@@ -205,7 +219,9 @@ def start(module, params):
         try:
             process = subprocess.Popen(  # noqa: S603 - argv comes from the role, not a shell
                 argv, stdin=devnull, stdout=log, stderr=subprocess.STDOUT, cwd=params["chdir"],
-                env=env, start_new_session=True, close_fds=True)
+                env=env, start_new_session=True, close_fds=True,
+                # Before exec, so that every thread the process starts inherits it.
+                preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
         except OSError as exc:
             module.fail_json(msg="could not start %s: %s" % (params["name"], exc))
     tmp = params["pid_file"] + ".tmp"
@@ -254,6 +270,7 @@ def main():
             ready_timeout=dict(type="float", default=120),
             stop_timeout=dict(type="float", default=15),
             log_tail=dict(type="int", default=25),
+            cpus=dict(type="int", default=0),
         ),
         required_if=[("state", "started", ("argv", "log_file"))],
         supports_check_mode=True,

@@ -7,3 +7,11 @@ for sub in ("module_utils", "filter_plugins", "library", "action_plugins"):
     path = os.path.join(ROOT, sub)
     if path not in sys.path:
         sys.path.insert(0, path)
+
+# Modules in library/ import the project's module_utils as ansible.module_utils.<name>,
+# as Ansible ships them; let the unit tests import those modules the same way.
+import importlib  # noqa: E402
+import pkgutil  # noqa: E402
+
+for _info in pkgutil.iter_modules([os.path.join(ROOT, "module_utils")]):
+    sys.modules.setdefault("ansible.module_utils." + _info.name, importlib.import_module(_info.name))

@@ -50,6 +50,7 @@ def test_strings_from_the_command_line_are_accepted():
     ({"bench_scheduler_gomemlimit": "2 gigs"}, "bench_scheduler_gomemlimit='2 gigs' is not allowed"),
     ({"bench_wait_for": "running"}, "bench_wait_for='running' is not allowed"),
     ({"bench_throttle": -1}, "bench_throttle=-1 is not allowed"),
+    ({"bench_scheduler_cpu_limit": -2}, "bench_scheduler_cpu_limit=-2 is not allowed"),
     ({"bench_scheduler_cpu_profile_seconds": "a bit"}, "bench_scheduler_cpu_profile_seconds='a bit' is not allowed"),
     ({"bench_throttle": "some"}, "bench_throttle='some' is not allowed"),
 ])

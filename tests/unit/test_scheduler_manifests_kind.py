@@ -1,16 +1,11 @@
 """Release manifests adapted for the kind runtime (roles/scheduler/filter_plugins/scheduler_manifests.py)."""
 import copy
-import importlib.util
-import pathlib
 
 import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
 
-_PATH = pathlib.Path(__file__).resolve().parents[2] / "roles" / "scheduler" / "filter_plugins" / "scheduler_manifests.py"
-_SPEC = importlib.util.spec_from_file_location("scheduler_manifests_kind_under_test", _PATH)
-manifests = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(manifests)
+from test_scheduler_manifests import manifests
 
 # The shape of the upstream releases: a webhook Service selecting the controller that mounts
 # the certificate Secret, a sidecar, an init job, plus objects without images.
