@@ -32,13 +32,24 @@ def parse_stat(text):
 
 
 def parse_status(text):
-    """{'VmHWM': kB, 'VmRSS': kB} (those present) from the text of /proc/<pid>/status."""
+    """{'VmHWM': kB, 'VmRSS': kB, 'Cpus_allowed_list': '0-1'} (those present) from /proc/<pid>/status."""
     found = {}
     for line in text.splitlines():
         key, _, value = line.partition(":")
         if key in ("VmHWM", "VmRSS"):
             found[key] = int(value.split()[0])
+        elif key == "Cpus_allowed_list":
+            found[key] = value.strip()
     return found
+
+
+def count_cpus(cpu_list):
+    """How many CPUs a list such as '0-3,6' names."""
+    total = 0
+    for part in filter(None, cpu_list.split(",")):
+        low, _, high = part.partition("-")
+        total += int(high or low) - int(low) + 1
+    return total
 
 
 def read_pid(pid_file):
@@ -69,7 +80,8 @@ def sample(pid_files, proc_root="/proc"):
             result[pid_file] = {"name": name, "pid": pid, "error": "process %d cannot be read: %s" % (pid, exc)}
             continue
         result[pid_file] = {"name": name, "pid": pid, "ticks": ticks,
-                            "hwm_kb": memory.get("VmHWM", memory.get("VmRSS", 0))}
+                            "hwm_kb": memory.get("VmHWM", memory.get("VmRSS", 0)),
+                            "cpus": count_cpus(memory.get("Cpus_allowed_list", ""))}
     return result
 
 
@@ -95,6 +107,8 @@ def cost(start, end, ticks_per_second=None):
         cpu = max(last["ticks"] - base, 0) / float(ticks_per_second)
         entry["cpu_seconds"] = round(cpu, 3)
         entry["peak_rss_mb"] = round(last["hwm_kb"] / 1024.0, 1)
+        if last.get("cpus"):
+            entry["cpus_allowed"] = last["cpus"]
         total_cpu += cpu
         total_peak_kb += last["hwm_kb"]
         processes.append(entry)

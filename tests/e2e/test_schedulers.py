@@ -31,7 +31,7 @@ PROCESSES = {
 NODES, JOBS, PODS_PER_JOB = 10, 20, 3
 # Knobs set to values no default has, so env.json can only hold them if they were passed through.
 KNOBS = {"bench_scheduler_api_qps": 400, "bench_scheduler_api_burst": 600, "bench_scheduler_gogc": "150",
-         "bench_scheduler_cpu_profile_seconds": 3}
+         "bench_scheduler_cpu_profile_seconds": 3, "bench_scheduler_cpu_limit": 1}
 RUN_ID = "e2e-schedulers"
 NAMESPACE = "sched-bench"
 # Below the kernel's ephemeral port range (32768 and up), like the toolkit's default range.
@@ -149,6 +149,8 @@ def test_env_json_records_the_versions_and_the_knobs(run, scheduler):
     assert deployed["processes"] == PROCESSES[scheduler]
     assert str(deployed["knobs"]["api_qps"]) == str(KNOBS["bench_scheduler_api_qps"])
     assert str(deployed["knobs"]["gogc"]) == KNOBS["bench_scheduler_gogc"]
+    assert env["knobs"]["scheduler_cpu_limit"] == KNOBS["bench_scheduler_cpu_limit"]
+    assert str(deployed["knobs"]["cpu_limit"]) == str(KNOBS["bench_scheduler_cpu_limit"])
     pins = env["versions"]["pins"]
     expected_version = pins["kubernetes"] if scheduler == "default" else pins[scheduler]
     assert deployed["version"] == expected_version
@@ -166,6 +168,8 @@ def test_the_scheduler_cost_is_measured(run, scheduler):
     assert all("error" not in process for process in cost["processes"]), cost
     assert all(process["peak_rss_mb"] > 5 for process in cost["processes"]), cost
     assert cost["cpu_seconds"] > 0
+    # The CPU limit knob: every scheduler process ran on one CPU.
+    assert all(process["cpus_allowed"] == KNOBS["bench_scheduler_cpu_limit"] for process in cost["processes"]), cost
     assert cost["cpu_seconds"] == pytest.approx(sum(p["cpu_seconds"] for p in cost["processes"]), abs=0.01)
     assert cost["peak_rss_mb"] == pytest.approx(sum(p["peak_rss_mb"] for p in cost["processes"]), abs=0.5)
 

@@ -34,6 +34,23 @@ def test_parse_status_reads_peak_and_current_resident_memory():
     assert cost.parse_status(STATUS.format(hwm=70000, rss=65000)) == {"VmHWM": 70000, "VmRSS": 65000}
 
 
+def test_parse_status_reads_the_cpus_the_process_may_use():
+    assert cost.parse_status("Cpus_allowed_list:\t1\n") == {"Cpus_allowed_list": "1"}
+    assert cost.count_cpus("1") == 1
+    assert cost.count_cpus("0-3,6,8-9") == 7
+    assert cost.count_cpus("") == 0
+
+
+def test_the_cpus_a_process_may_use_are_recorded(tmp_path):
+    proc = tmp_path / "proc"
+    path = pid_file(tmp_path, "kube-scheduler", 301)
+    fake_proc(proc, 301, utime=10, stime=0, hwm=1024)
+    with open(proc / "301" / "status", "a", encoding="utf-8") as handle:
+        handle.write("Cpus_allowed_list:\t2-3\n")
+    sampled = cost.sample([path], proc_root=str(proc))
+    assert cost.cost(sampled, sampled, ticks_per_second=100)["processes"][0]["cpus_allowed"] == 2
+
+
 def test_cost_is_the_cpu_used_between_the_samples_and_the_sum_of_the_peaks(tmp_path):
     proc = tmp_path / "proc"
     files = [pid_file(tmp_path, "kueue", 101), pid_file(tmp_path, "kube-scheduler", 102)]
@@ -83,3 +100,4 @@ def test_sampling_this_process_reads_real_proc(tmp_path):
     assert sample["pid"] == os.getpid()
     assert sample["ticks"] >= 0
     assert sample["hwm_kb"] > 1000
+    assert sample["cpus"] == len(os.sched_getaffinity(0))
