@@ -391,7 +391,7 @@ def test_format_change(previous, current, higher_is_better, text, tone):
 
 def run_report_playbook(*extra):
     environment = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
-                       PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+                       ANSIBLE_FORCE_COLOR="0", PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
     return subprocess.run(["ansible-playbook", "playbooks/report.yml"] + list(extra), cwd=ROOT, env=environment,
                           capture_output=True, text=True, timeout=300, check=False)
 
