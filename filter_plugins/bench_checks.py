@@ -7,9 +7,14 @@ before any task changes a host.
 """
 from __future__ import annotations
 
+import difflib
+import functools
+import glob
 import os
 import re
 import sys
+
+import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
 
@@ -18,6 +23,7 @@ from sched_workloads import SCHEDULERS, WAIT_FOR, parse_quantity  # noqa: E402
 RUNTIMES = ("binary", "kind", "external")
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 URL = re.compile(r"^https?://[^\s/$.?#][^\s]*$")
+MODULE_PATTERN = re.compile(r"^[A-Za-z0-9._~/*?\[\]-]+$")
 
 POSITIVE_INTS = ("bench_repeats", "bench_nodes", "bench_node_pods", "bench_jobs", "bench_pods_per_job", "bench_submit_concurrency",
                  "bench_client_burst", "bench_scheduler_api_burst", "bench_controller_manager_api_burst")
@@ -115,15 +121,93 @@ def _problems(v):
                % (value,))
 
 
+def _goproxy_entries(value):
+    return [entry for entry in re.split(r"[,|]", str(value or "")) if entry]
+
+
 def goproxy_problem(value, name="golang_goproxy"):
-    """A sentence when a GOPROXY list has an entry that is not a URL, 'direct' or 'off'."""
-    if value in (None, ""):
-        return ""
-    for entry in re.split(r"[,|]", str(value)):
-        if entry not in ("direct", "off") and not URL.match(entry) and not entry.startswith("file://"):
-            return ("%s=%s is not allowed: use URLs (http:// or https://), 'direct' or 'off', separated by ',' or '|'"
-                    % (name, value))
+    """A sentence when a GOPROXY list has an entry that is not a URL, a file:// path, 'direct' or 'off'."""
+    for entry in _goproxy_entries(value):
+        if entry.startswith("file://"):
+            if not entry.startswith("file:///"):
+                return ("%s=%s is not allowed: a file:// entry needs an absolute path (file:///srv/goproxy), got %s"
+                        % (name, value, entry))
+        elif entry not in ("direct", "off") and not URL.match(entry):
+            return ("%s=%s is not allowed: use URLs (http://, https:// or file:///<absolute path>), 'direct' or "
+                    "'off', separated by ',' or '|'" % (name, value))
     return ""
+
+
+def goproxy_file_paths(value):
+    """The directories of the file:// entries of a GOPROXY list (each must exist on the host)."""
+    return [entry[len("file://"):] for entry in _goproxy_entries(value) if entry.startswith("file:///")]
+
+
+def module_patterns_problem(value, name="golang_gonosumdb"):
+    """A sentence when a GONOSUMDB/GOPRIVATE value is not a comma-separated list of module path patterns."""
+    for entry in str(value or "").split(","):
+        if value and not MODULE_PATTERN.match(entry):
+            return ("%s=%s is not allowed: use module path patterns separated by ',', such as "
+                    "github.com/apache/yunikorn-*,volcano.sh/volcano" % (name, value))
+    return ""
+
+
+@functools.lru_cache(maxsize=None)
+def _argument_spec_options(roles_dir):
+    known = set()
+    for path in glob.glob(os.path.join(roles_dir, "*", "meta", "argument_specs.yml")):
+        with open(path, encoding="utf-8") as handle:
+            specs = (yaml.safe_load(handle) or {}).get("argument_specs") or {}
+        for entry_point in specs.values():
+            known.update((entry_point or {}).get("options") or {})
+    return frozenset(known)
+
+
+def _origin(value):
+    """Where Ansible read a value from (extra vars, a group_vars or host_vars file, the inventory), if it can tell."""
+    try:
+        from ansible._internal._datatag._tags import Origin  # diagnostic metadata of ansible-core 2.19
+    except ImportError:
+        return ""
+    origin = Origin.get_tag(value)
+    if origin is None:
+        return ""
+    if not origin.path:
+        return "extra vars (-e)" if "'-e'" in (origin.description or "") else (origin.description or "")
+    where = os.path.join(*os.path.normpath(origin.path).split(os.sep)[-2:])
+    return "%s line %s" % (where, origin.line_num) if origin.line_num else where
+
+
+def unknown_knobs_of_hosts(hostvars, hosts, roles_dir):
+    """unknown_knobs for each of ``hosts``, each line led by the host's name (the same typo set for a whole
+    group, or in extra vars, is named once per host that has it)."""
+    lines = []
+    for host in hosts:
+        variables = hostvars[host]
+        for line in unknown_knobs(variables, roles_dir, variables.get("bench_unchecked_vars") or ()):
+            lines.append("%s: %s" % (host, line))
+    return lines
+
+
+def unknown_knobs(variables, roles_dir, unchecked=()):
+    """One sentence per variable with a prefix of the toolkit's roles (bench_, golang_, ...) that no role's
+    argument spec (roles/*/meta/argument_specs.yml, the one list of knobs) defines.
+
+    ``variables`` maps names to values as the inventory and extra vars set them (a host's hostvars).
+    """
+    known = _argument_spec_options(roles_dir)
+    prefixes = tuple(name + "_" for name in os.listdir(roles_dir) if os.path.isdir(os.path.join(roles_dir, name)))
+    problems = []
+    for name in sorted(variables):
+        if not name.startswith(prefixes) or name in known or name in (unchecked or ()):
+            continue
+        origin = _origin(variables[name])
+        guess = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+        problems.append("%s%s is not a variable of this toolkit: %s (a name set on purpose for something else "
+                        "goes in bench_unchecked_vars)" % (name, ", set in %s," % origin if origin else "",
+                                                            "did you mean %s?" % guess[0] if guess
+                                                            else "no knob has a similar name"))
+    return problems
 
 
 def bench_problems(variables):
@@ -131,10 +215,8 @@ def bench_problems(variables):
     return list(_problems(variables))
 
 
-def is_url(value):
-    return bool(URL.match(str(value)))
-
-
 class FilterModule:
     def filters(self):
-        return {"bench_problems": bench_problems, "is_url": is_url, "goproxy_problem": goproxy_problem}
+        return {"bench_problems": bench_problems, "goproxy_problem": goproxy_problem,
+                "goproxy_file_paths": goproxy_file_paths, "module_patterns_problem": module_patterns_problem,
+                "unknown_knobs_of_hosts": unknown_knobs_of_hosts}

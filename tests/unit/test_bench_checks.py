@@ -60,13 +60,73 @@ def test_each_bad_value_is_named(changes, needle):
     assert needle in found[0]
 
 
-def test_is_url():
-    assert bench_checks.is_url("https://goproxy.cn")
-    assert not bench_checks.is_url("goproxy.cn")
+@pytest.mark.parametrize("value,ok", [
+    ("", True), ("https://goproxy.cn,direct", True), ("https://a.example|https://b.example", True), ("off", True),
+    ("file:///srv/mirror/go,https://goproxy.cn,direct", True), ("https://a.example|file:///m|direct", True),
+    ("goproxy.cn", False), ("https://goproxy.cn,mirror", False), ("ftp://x", False),
+    ("file://srv/mirror", False), ("file://", False)])
+def test_goproxy_problem(value, ok):
+    problem = bench_checks.goproxy_problem(value)
+    assert (problem == "") is ok
+    if not ok:
+        assert problem.startswith("golang_goproxy=%s is not allowed" % value) and "\n" not in problem
+
+
+def test_a_relative_file_url_is_named_as_such():
+    assert "needs an absolute path" in bench_checks.goproxy_problem("file://../shared/mirror/go,direct")
+
+
+def test_goproxy_file_paths_are_the_mirror_directories():
+    assert bench_checks.goproxy_file_paths("file:///a/go,https://x.example|file:///b,direct") == ["/a/go", "/b"]
+    assert bench_checks.goproxy_file_paths("") == []
 
 
 @pytest.mark.parametrize("value,ok", [
-    ("", True), ("https://goproxy.cn,direct", True), ("https://a.example|https://b.example", True), ("off", True),
-    ("goproxy.cn", False), ("https://goproxy.cn,mirror", False), ("ftp://x", False)])
-def test_goproxy_problem(value, ok):
-    assert (bench_checks.goproxy_problem(value) == "") is ok
+    ("", True), ("github.com/apache/yunikorn-*,volcano.sh/volcano,sigs.k8s.io/scheduler-plugins", True),
+    ("*.corp.example", True), ("a b", False), ("x,,y", False), ("https://x", False)])
+def test_module_patterns_problem(value, ok):
+    problem = bench_checks.module_patterns_problem(value)
+    assert (problem == "") is ok, problem
+    if not ok:
+        assert problem.startswith("golang_gonosumdb=")
+
+
+def fake_roles(tmp_path):
+    """Two roles with argument specs, as roles/*/meta/argument_specs.yml."""
+    for role, options in {"bench": ["bench_jobs", "bench_nodes"], "golang": ["golang_goproxy"]}.items():
+        meta = tmp_path / role / "meta"
+        meta.mkdir(parents=True)
+        (meta / "argument_specs.yml").write_text(
+            "argument_specs:\n  main:\n    options:\n" + "".join("      %s: {type: str}\n" % o for o in options))
+    return str(tmp_path)
+
+
+def test_unknown_knobs_names_each_typo_with_the_closest_knob(tmp_path):
+    roles = fake_roles(tmp_path)
+    found = bench_checks.unknown_knobs({"bench_job": 5, "golang_goprxy": "x", "bench_nodes": 3}, roles)
+    assert found == [
+        "bench_job is not a variable of this toolkit: did you mean bench_jobs? (a name set on purpose for something "
+        "else goes in bench_unchecked_vars)",
+        "golang_goprxy is not a variable of this toolkit: did you mean golang_goproxy? (a name set on purpose for "
+        "something else goes in bench_unchecked_vars)"]
+
+
+def test_unknown_knobs_leaves_other_prefixes_and_listed_names_alone(tmp_path):
+    roles = fake_roles(tmp_path)
+    variables = {"ansible_host": "x", "inventory_hostname": "h", "docker_users": ["a"], "my_var": 1, "golang_extra": 1}
+    assert bench_checks.unknown_knobs(variables, roles, ["golang_extra"]) == []
+    assert "no knob has a similar name" in bench_checks.unknown_knobs({"bench_zzz": 1}, roles)[0]
+
+
+def test_every_default_of_every_role_is_a_known_knob():
+    """The argument specs are the one list of knobs: a default they lack would be refused as a typo."""
+    import glob
+    import os
+
+    import yaml
+    roles = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "roles")
+    defaults = {}
+    for path in glob.glob(os.path.join(roles, "*", "defaults", "main.yml")):
+        with open(path, encoding="utf-8") as handle:
+            defaults.update(yaml.safe_load(handle) or {})
+    assert bench_checks.unknown_knobs(defaults, roles) == []
