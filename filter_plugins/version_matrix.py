@@ -29,11 +29,13 @@ VERSION_SETS = {
         "kwok": "v0.6.1",
         "go": "1.24.13",
         # The batch schedulers, built from their Go modules on the binary runtime.
-        # volcano: v1.11.0 (the published comparison's) is not served by the module
-        # proxy here; v1.10.0 is (roles/scheduler_components/README.md).
+        # Volcano v1.11.0, YuniKorn and scheduler-plugins (coscheduling) are refused by
+        # some module proxies: give a mirror first in golang_goproxy (README, "Mirrors").
         "kueue": "v0.10.1",
-        "volcano": "v1.10.0",
+        "volcano": "v1.11.0",
         "yunikorn": "v1.6.1",
+        # scheduler-plugins v0.32.x pairs with Kubernetes v1.32.
+        "coscheduling": "v0.32.7",
         "cgroupns_private": True,
     },
     "legacy-kernel": {
@@ -44,11 +46,13 @@ VERSION_SETS = {
         "kwok": "v0.6.1",
         "go": "1.23.10",
         # The batch schedulers, built from their Go modules on the binary runtime.
-        # volcano: v1.11.0 (the published comparison's) is not served by the module
-        # proxy here; v1.10.0 is (roles/scheduler_components/README.md).
+        # Volcano v1.11.0, YuniKorn and scheduler-plugins (coscheduling) are refused by
+        # some module proxies: give a mirror first in golang_goproxy (README, "Mirrors").
         "kueue": "v0.10.1",
-        "volcano": "v1.10.0",
+        "volcano": "v1.11.0",
         "yunikorn": "v1.6.1",
+        # scheduler-plugins v0.32.x pairs with Kubernetes v1.32.
+        "coscheduling": "v0.32.7",
         "cgroupns_private": False,
     },
 }
@@ -62,6 +66,7 @@ PIN_PATTERNS = {
     "kueue": re.compile(r"^v\d+\.\d+\.\d+$"),
     "volcano": re.compile(r"^v\d+\.\d+\.\d+$"),
     "yunikorn": re.compile(r"^v\d+\.\d+\.\d+$"),
+    "coscheduling": re.compile(r"^v\d+\.\d+\.\d+$"),
     "node_image": re.compile(r"^[a-z0-9./_-]+(:[A-Za-z0-9._-]+)?(@sha256:[a-f0-9]{64})?$"),
 }
 

@@ -58,10 +58,9 @@ def submit(client, namespace, jobs, pods_per_job, concurrency, qps, burst):
     p = params(namespace, jobs, pods_per_job)
     bodies = [workload(index, p) for index in range(jobs)]
 
-    def create(item):
-        api, body = item
+    def create(objects):
         limiter.acquire()
-        create_workload(batch, custom, namespace, api, body)
+        create_workload(batch, custom, namespace, objects)
 
     start, cpu_start = time.monotonic(), time.process_time()
     with ThreadPoolExecutor(max_workers=concurrency) as pool:

@@ -28,9 +28,10 @@ options:
     description:
       - The scheduler under test; selects the workload kind.
       - C(default) plain Jobs, C(kueue) suspended Jobs in a local queue, C(volcano) vcjobs with minAvailable,
-        C(yunikorn) Jobs with application and queue labels.
+        C(yunikorn) Jobs with application and queue labels, C(coscheduling) a PodGroup (minMember = pods per job)
+        and a Job whose pods name it.
     type: str
-    choices: [default, kueue, volcano, yunikorn]
+    choices: [default, kueue, volcano, yunikorn, coscheduling]
     default: default
   namespace:
     description: Namespace for the jobs. It must not exist yet; it is created and, with O(cleanup), deleted.
@@ -381,13 +382,13 @@ class LoadTest:
         namespace = self.p["namespace"]
 
         def create(index):
-            api, body = workloads.workload(index, self.p)
+            objects = workloads.workload(index, self.p)
             self.limiter.acquire()
             try:
-                create_workload(self.batch, self.custom, namespace, api, body)
+                create_workload(self.batch, self.custom, namespace, objects)
                 return None
             except Exception as exc:  # noqa: BLE001
-                return "%s: %s" % (body["metadata"]["name"], error_text(exc))
+                return "%s: %s" % (objects[-1][1]["metadata"]["name"], error_text(exc))
 
         self.submit_start = time.monotonic()
         self.progress.phase("submit", total=self.p["jobs"])

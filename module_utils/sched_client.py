@@ -15,6 +15,11 @@ from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 from kubernetes.client.rest import ApiException
 
+try:
+    from ansible.module_utils.sched_workloads import CUSTOM_APIS
+except ImportError:  # run outside Ansible (hack/bench_loadgen.py)
+    from sched_workloads import CUSTOM_APIS
+
 
 class RateLimiter:
     """Token bucket: ``qps`` tokens a second, at most ``burst`` saved up. Thread-safe."""
@@ -68,14 +73,16 @@ def drain(response):
         response.release_conn()
 
 
-def create_workload(batch, custom, namespace, api, body):
-    """Create one job object (from sched_workloads.workload) without parsing the answer."""
-    if api == "batch":
-        response = batch.create_namespaced_job(namespace, body, _preload_content=False)
-    else:
-        response = custom.create_namespaced_custom_object(
-            "batch.volcano.sh", "v1alpha1", namespace, "jobs", body, _preload_content=False)
-    drain(response)
+def create_workload(batch, custom, namespace, objects):
+    """Create the objects of one job (from sched_workloads.workload) in order, without parsing the answers."""
+    for api, body in objects:
+        if api == "batch":
+            response = batch.create_namespaced_job(namespace, body, _preload_content=False)
+        else:
+            group, version, plural = CUSTOM_APIS[api]
+            response = custom.create_namespaced_custom_object(
+                group, version, namespace, plural, body, _preload_content=False)
+        drain(response)
 
 
 def error_text(exc):

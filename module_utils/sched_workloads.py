@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-SCHEDULERS = ("default", "kueue", "volcano", "yunikorn")
+SCHEDULERS = ("default", "kueue", "volcano", "yunikorn", "coscheduling")
 WAIT_FOR = ("bound", "completed")
 
 # Our own label and annotation keys.
@@ -24,6 +24,15 @@ KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
 KUEUE_LOCAL_QUEUE = "default-local-queue"
 VOLCANO_QUEUE = "test-queue"
 YUNIKORN_QUEUE = "root.sandbox"
+# scheduler-plugins installed "as a second scheduler": its profile's name and the PodGroup label.
+COSCHEDULING_SCHEDULER_NAME = "scheduler-plugins-scheduler"
+POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
+
+# The custom resources a workload creates: api name -> (group, version, plural).
+CUSTOM_APIS = {
+    "volcano": ("batch.volcano.sh", "v1alpha1", "jobs"),
+    "podgroup": ("scheduling.x-k8s.io", "v1alpha1", "podgroups"),
+}
 
 _QUANTITY = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
 _SUFFIX = {
@@ -167,9 +176,7 @@ def _pod_template(name, params, scheduler_name=None, extra_labels=None):
 
 
 def _batch_job(name, params, template, job_labels=None, suspend=False):
-    labels = {ROLE_LABEL: "load"}
-    if params["run_label"]:
-        labels[RUN_LABEL] = params["run_label"]
+    labels = _own_labels(params)
     labels.update(job_labels or {})
     spec = {
         "parallelism": params["pods_per_job"],
@@ -187,32 +194,48 @@ def _batch_job(name, params, template, job_labels=None, suspend=False):
     }
 
 
-def workload(index, params):
-    """The object to create for job ``index`` with the scheduler in ``params``.
+def _own_labels(params):
+    labels = {ROLE_LABEL: "load"}
+    if params["run_label"]:
+        labels[RUN_LABEL] = params["run_label"]
+    return labels
 
-    Returns ``(api, body)`` where api is ``batch`` or ``volcano``.
+
+def workload(index, params):
+    """The objects to create for job ``index`` with the scheduler in ``params``, in creation order.
+
+    Returns a list of ``(api, body)``, where api is ``batch`` or a key of CUSTOM_APIS;
+    the last object is the job itself.
     """
     name = job_name(index)
     scheduler = params["scheduler"]
     if scheduler == "default":
-        return "batch", _batch_job(name, params, _pod_template(name, params))
+        return [("batch", _batch_job(name, params, _pod_template(name, params)))]
     if scheduler == "kueue":
-        return "batch", _batch_job(
+        return [("batch", _batch_job(
             name, params, _pod_template(name, params),
-            job_labels={"kueue.x-k8s.io/queue-name": KUEUE_LOCAL_QUEUE}, suspend=True)
+            job_labels={"kueue.x-k8s.io/queue-name": KUEUE_LOCAL_QUEUE}, suspend=True))]
     if scheduler == "yunikorn":
         template = _pod_template(name, params, scheduler_name="yunikorn",
                                  extra_labels={"applicationId": "%s-%s" % (params["namespace"], name),
                                                "queue": YUNIKORN_QUEUE})
-        return "batch", _batch_job(name, params, template)
+        return [("batch", _batch_job(name, params, template))]
+    if scheduler == "coscheduling":
+        # The PodGroup first: a pod that names a missing group is not scheduled.
+        pod_group = {
+            "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+            "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": params["namespace"], "labels": _own_labels(params)},
+            "spec": {"minMember": params["pods_per_job"]},
+        }
+        template = _pod_template(name, params, scheduler_name=COSCHEDULING_SCHEDULER_NAME,
+                                 extra_labels={POD_GROUP_LABEL: name})
+        return [("podgroup", pod_group), ("batch", _batch_job(name, params, template))]
     if scheduler == "volcano":
-        labels = {ROLE_LABEL: "load"}
-        if params["run_label"]:
-            labels[RUN_LABEL] = params["run_label"]
-        return "volcano", {
+        return [("volcano", {
             "apiVersion": "batch.volcano.sh/v1alpha1",
             "kind": "Job",
-            "metadata": {"name": name, "namespace": params["namespace"], "labels": labels},
+            "metadata": {"name": name, "namespace": params["namespace"], "labels": _own_labels(params)},
             "spec": {
                 "minAvailable": params["pods_per_job"],
                 "schedulerName": "volcano",
@@ -223,5 +246,5 @@ def workload(index, params):
                     "template": _pod_template(name, params, scheduler_name="volcano"),
                 }],
             },
-        }
+        })]
     raise ValueError("unknown scheduler %r" % scheduler)

@@ -2,6 +2,8 @@
 import gzip
 import json
 import os
+import shutil
+import subprocess
 import sys
 import uuid
 
@@ -11,11 +13,36 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+# The module versions the module proxy here refuses, as a file-based module proxy beside the
+# project (../shared/mirror/go, see its README). The tests put it first in the proxy list, the
+# way a lab puts its own mirror first.
+MIRROR_GO = os.path.join(os.path.dirname(ROOT), "shared", "mirror", "go")
+MIRRORED_MODULES = "github.com/apache/yunikorn-*,volcano.sh/volcano,sigs.k8s.io/scheduler-plugins"
+
+
+def go_mirror_env():
+    """GOPROXY (the mirror, then this machine's own proxy list) and GONOSUMDB; empty without a mirror."""
+    if not os.path.isdir(MIRROR_GO):
+        return {}
+    host_proxy = os.environ.get("GOPROXY", "")
+    if not host_proxy and shutil.which("go"):
+        host_proxy = subprocess.run(["go", "env", "GOPROXY"], capture_output=True, text=True, check=False).stdout.strip()
+    proxies = ["file://" + os.path.realpath(MIRROR_GO)] + ([host_proxy] if host_proxy else [])
+    return {"GOPROXY": ",".join(proxies), "GONOSUMDB": MIRRORED_MODULES}
+
+
+def mirror_vars():
+    """The same as the golang role's variables (golang_goproxy, golang_gonosumdb)."""
+    env = go_mirror_env()
+    return {"golang_goproxy": env["GOPROXY"], "golang_gonosumdb": env["GONOSUMDB"]} if env else {}
+
+
 def runner_env():
     env = {
         "ANSIBLE_CONFIG": os.path.join(ROOT, "ansible.cfg"),
         "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""),
         "ANSIBLE_NOCOLOR": "1",
+        "ANSIBLE_FORCE_COLOR": "0",
     }
     return env
 

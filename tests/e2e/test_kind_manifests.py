@@ -32,9 +32,9 @@ from kubernetes import config as k8s_config
 from kubernetes import dynamic
 from kubernetes.dynamic.exceptions import NotFoundError
 
-from conftest import ROOT, failure_text, processes_mentioning, run_playbook
+from conftest import ROOT, failure_text, go_mirror_env, processes_mentioning, run_playbook
 
-VERSIONS = {"kueue": "v0.10.1", "volcano": "v1.10.0"}
+VERSIONS = {"kueue": "v0.10.1", "volcano": "v1.11.0"}
 MODULES = {"kueue": "sigs.k8s.io/kueue", "volcano": "volcano.sh/volcano"}
 KUSTOMIZE = "v5.5.0"
 # Paths below the server's root, the same as below the upstream hosts in the default templates.
@@ -57,7 +57,7 @@ WORKLOADS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "Cro
 def go_env():
     go = CACHE / "go"
     return dict(os.environ, GOMODCACHE=str(go / "mod"), GOCACHE=str(go / "build"), GOPATH=str(go / "path"),
-                GOFLAGS="-mod=mod -modcacherw")
+                GOFLAGS="-mod=mod -modcacherw", **go_mirror_env())
 
 
 def go_binary():

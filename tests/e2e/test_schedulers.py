@@ -1,4 +1,4 @@
-"""End to end: bench.yml runs the default scheduler, Kueue, Volcano and YuniKorn on the binary runtime.
+"""End to end: bench.yml runs the default scheduler, Kueue, Volcano, YuniKorn and coscheduling on the binary runtime.
 
 One playbook run (module-scoped fixture) with a small workload and its own
 workspace, results directory and port range; the tests then check, per
@@ -19,38 +19,44 @@ import sys
 
 import pytest
 
+from conftest import mirror_vars
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SCHEDULERS = ["default", "kueue", "volcano", "yunikorn"]
+SCHEDULERS = ["default", "kueue", "volcano", "yunikorn", "coscheduling"]
 # What each scheduler runs as on the binary runtime (pid-file names).
 PROCESSES = {
     "default": ["kube-scheduler"],
     "kueue": ["kueue", "kube-scheduler"],
     "volcano": ["vc-scheduler", "vc-controller-manager", "vc-webhook-manager"],
     "yunikorn": ["yunikorn-scheduler"],
+    "coscheduling": ["scheduler-plugins-scheduler", "scheduler-plugins-controller"],
 }
 NODES, JOBS, PODS_PER_JOB = 10, 20, 3
-# Knobs set to values no default has, so env.json can only hold them if they were passed through.
+# Knobs set to values no default has, so env.json can only hold them if they were passed through. The profile
+# covers the whole small run: YuniKorn binds its first pods about 3 s after they are created.
 KNOBS = {"bench_scheduler_api_qps": 400, "bench_scheduler_api_burst": 600, "bench_scheduler_gogc": "150",
-         "bench_scheduler_cpu_profile_seconds": 3, "bench_scheduler_cpu_limit": 1}
+         "bench_scheduler_cpu_profile_seconds": 6, "bench_scheduler_cpu_limit": 1}
 RUN_ID = "e2e-schedulers"
 NAMESPACE = "sched-bench"
 # Below the kernel's ephemeral port range (32768 and up), like the toolkit's default range.
 PORTS = os.environ.get("SCHED_BENCH_E2E_PORTS", "30000-31999").split("-")
-# A scheduler whose Go module the module proxy refuses cannot be built on this machine; the playbook
-# must say so in one line, and the test reports it as skipped instead of passing it.
+# Volcano v1.11.0, YuniKorn and scheduler-plugins come through the module mirror beside the project
+# (../shared/mirror), as a lab's would; without a mirror, a module the proxy refuses is reported by the
+# playbook in one line, and the test reports that scheduler as skipped instead of passing it.
 UNBUILDABLE = re.compile(r"could not download (\S+) through GOPROXY=\S+: .*(403|404|410|not available)")
 
 
 class Run:
-    def __init__(self, returncode, output, results, workspace):
+    def __init__(self, returncode, output, results, workspace, run_id):
         self.returncode = returncode
         self.output = output
         self.results = results
         self.workspace = workspace
+        self.run_id = run_id
 
     def failures(self):
         """Scheduler name -> reason, from the failed.json the playbook writes beside the host's results."""
-        path = self.results / RUN_ID / "localhost" / "failed.json"
+        path = self.results / self.run_id / "localhost" / "failed.json"
         if not path.is_file():
             return {}
         failed = json.loads(path.read_text())
@@ -58,16 +64,15 @@ class Run:
                 for name, entry in (failed.get("schedulers") or {}).items()}
 
     def result_dir(self, scheduler):
-        return self.results / RUN_ID / "localhost" / scheduler
+        return self.results / self.run_id / "localhost" / scheduler
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    base = tmp_path_factory.mktemp("schedulers")
+def bench(base, run_id, schedulers, **extra):
+    """bench.yml on this machine with a small workload, its own workspace, results and ports."""
     results, workspace = base / "results", base / "ws"
-    extra = {
-        "bench_schedulers": SCHEDULERS,
-        "bench_run_id": RUN_ID,
+    variables = {
+        "bench_schedulers": schedulers,
+        "bench_run_id": run_id,
         "bench_results_dir": str(results),
         "bench_workspace": str(workspace),
         "bench_port_range_start": int(PORTS[0]),
@@ -76,27 +81,33 @@ def run(tmp_path_factory):
         "bench_jobs": JOBS,
         "bench_pods_per_job": PODS_PER_JOB,
         "bench_timeout": 300,
-        **KNOBS,
+        **mirror_vars(),
+        **extra,
     }
-    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0",
                PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
     proc = subprocess.run(
-        ["ansible-playbook", "bench.yml", "-i", "inventories/local", "-e", json.dumps(extra)],
+        ["ansible-playbook", "bench.yml", "-i", "inventories/local", "-e", json.dumps(variables)],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=5400, check=False)
     (base / "ansible.log").write_text(proc.stdout)
-    return Run(proc.returncode, proc.stdout, results, workspace)
+    return Run(proc.returncode, proc.stdout, results, workspace, run_id)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    return bench(tmp_path_factory.mktemp("schedulers"), RUN_ID, SCHEDULERS, **KNOBS)
 
 
 def skip_if_unbuildable(run, scheduler):
     reason = run.failures().get(scheduler, "")
-    if UNBUILDABLE.search(reason):
+    if UNBUILDABLE.search(reason) and not mirror_vars():
         pytest.skip("%s cannot be built on this machine: %s" % (scheduler, reason))
 
 
 def test_the_playbook_fails_only_for_schedulers_that_cannot_be_built_here(run):
     failures = run.failures()
     for scheduler, reason in failures.items():
-        assert UNBUILDABLE.search(reason), "%s failed: %s" % (scheduler, reason)
+        assert UNBUILDABLE.search(reason) and not mirror_vars(), "%s failed: %s" % (scheduler, reason)
     if not failures:
         assert run.returncode == 0, run.output[-3000:]
     else:
@@ -186,18 +197,40 @@ def test_a_cpu_profile_of_the_scheduler_is_taken(run, scheduler):
     assert env["versions"]["scheduler"]["pprof"]["url"].endswith("/debug/pprof/profile")
 
 
-def test_no_process_of_the_run_is_left(run):
-    """Every process of the run names the workspace on its command line (kubeconfig, data dir, config)."""
-    needle = str(run.workspace).encode()
+def processes_of(workspace):
+    """Processes that name the workspace on their command line (kubeconfig, data dir, config) or in their
+    environment (KUBECONFIG of yunikorn-scheduler and the scheduler-plugins controller)."""
+    needle = str(workspace).encode()
     left = []
     for entry in pathlib.Path("/proc").iterdir():
-        if not entry.name.isdigit():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:
             cmdline = (entry / "cmdline").read_bytes()
+            environ = (entry / "environ").read_bytes()
         except OSError:
             continue
-        if needle in cmdline:
+        if needle in cmdline or needle in environ:
             left.append("%s: %s" % (entry.name, cmdline.replace(b"\0", b" ").decode(errors="replace")[:200]))
+    return left
+
+
+def test_no_process_of_the_run_is_left(run):
+    left = processes_of(run.workspace)
     assert not left, "processes of the run still running:\n" + "\n".join(left)
     assert not (run.workspace / "clusters").exists() or not any((run.workspace / "clusters").iterdir())
+
+
+def test_a_yunikorn_that_exits_at_start_fails_alone(tmp_path):
+    """A bad entry in yunikorn-configs makes yunikorn-scheduler exit at start: that scheduler fails with the tail
+    of its log, the scheduler before it keeps its results, and nothing is left running."""
+    broken = bench(tmp_path, "e2e-yunikorn-broken", ["default", "yunikorn"],
+                   scheduler_yunikorn_configs={"kubernetes.qps": "lots"})
+    assert broken.returncode != 0
+    reason = broken.failures().get("yunikorn", "")
+    assert "yunikorn-scheduler exited with code" in reason, broken.failures() or broken.output[-3000:]
+    # The tail of its log, in the task's message, says why.
+    assert "lots" in broken.output.split("yunikorn-scheduler exited with code", 1)[1], broken.output[-3000:]
+    summary = json.loads((broken.result_dir("default") / "summary.json").read_text())
+    assert summary["complete"] is True and summary["pods_bound"] == JOBS * PODS_PER_JOB
+    assert processes_of(broken.workspace) == []

@@ -71,7 +71,8 @@ def pod_spec(body):
 
 @pytest.mark.parametrize("scheduler", w.SCHEDULERS)
 def test_every_workload_tolerates_kwok_and_asks_for_resources(scheduler):
-    api, body = w.workload(7, params(scheduler=scheduler))
+    objects = w.workload(7, params(scheduler=scheduler))
+    api, body = objects[-1]
     template = pod_spec(body)
     spec = template["spec"]
     assert body["metadata"]["name"] == "job-00007"
@@ -79,19 +80,40 @@ def test_every_workload_tolerates_kwok_and_asks_for_resources(scheduler):
     assert spec["containers"][0]["resources"]["requests"] == {"cpu": "1", "memory": "200Mi"}
     assert template["metadata"]["annotations"][w.DURATION_ANNOTATION] == "30s"
     assert api == ("volcano" if scheduler == "volcano" else "batch")
+    for other_api, other in objects:
+        assert other["metadata"]["labels"][w.RUN_LABEL] == "r1"
+        assert other_api == "batch" or other["apiVersion"] == "/".join(w.CUSTOM_APIS[other_api][:2])
+
+
+def only(objects):
+    assert len(objects) == 1, objects
+    return objects[0][1]
 
 
 def test_scheduler_specific_fields():
-    _, kueue = w.workload(1, params(scheduler="kueue"))
+    kueue = only(w.workload(1, params(scheduler="kueue")))
     assert kueue["spec"]["suspend"] is True
     assert kueue["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == w.KUEUE_LOCAL_QUEUE
-    _, volcano = w.workload(1, params(scheduler="volcano"))
+    volcano = only(w.workload(1, params(scheduler="volcano")))
     assert volcano["spec"]["minAvailable"] == 3 and volcano["spec"]["queue"] == w.VOLCANO_QUEUE
     assert volcano["spec"]["tasks"][0]["replicas"] == 3
-    _, yunikorn = w.workload(1, params(scheduler="yunikorn"))
+    yunikorn = only(w.workload(1, params(scheduler="yunikorn")))
     labels = yunikorn["spec"]["template"]["metadata"]["labels"]
     assert yunikorn["spec"]["template"]["spec"]["schedulerName"] == "yunikorn"
-    assert labels["queue"] == w.YUNIKORN_QUEUE and labels["applicationId"].endswith("job-00001")
-    _, default = w.workload(1, params())
+    assert labels["queue"] == w.YUNIKORN_QUEUE and labels["applicationId"] == "sched-bench-job-00001"
+    default = only(w.workload(1, params()))
     assert "schedulerName" not in default["spec"]["template"]["spec"]
     assert default["spec"]["parallelism"] == default["spec"]["completions"] == 3
+
+
+def test_coscheduling_makes_a_pod_group_per_job_before_the_job():
+    (group_api, group), (job_api, job) = w.workload(4, params(scheduler="coscheduling", pods_per_job=5))
+    assert (group_api, job_api) == ("podgroup", "batch")
+    assert group["kind"] == "PodGroup" and group["apiVersion"] == "scheduling.x-k8s.io/v1alpha1"
+    assert group["metadata"] == {"name": "job-00004", "namespace": "sched-bench",
+                                 "labels": {w.ROLE_LABEL: "load", w.RUN_LABEL: "r1"}}
+    assert group["spec"] == {"minMember": 5}
+    template = job["spec"]["template"]
+    assert template["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"] == "job-00004"
+    assert template["spec"]["schedulerName"] == "scheduler-plugins-scheduler"
+    assert job["spec"]["parallelism"] == job["spec"]["completions"] == 5
