@@ -36,6 +36,8 @@ VERSION_SETS = {
         "yunikorn": "v1.6.1",
         # scheduler-plugins v0.32.x pairs with Kubernetes v1.32.
         "coscheduling": "v0.32.7",
+        # Renders YuniKorn's and coscheduling's charts on the kind runtime.
+        "helm": "v3.16.4",
         "cgroupns_private": True,
     },
     "legacy-kernel": {
@@ -53,6 +55,8 @@ VERSION_SETS = {
         "yunikorn": "v1.6.1",
         # scheduler-plugins v0.32.x pairs with Kubernetes v1.32.
         "coscheduling": "v0.32.7",
+        # Renders YuniKorn's and coscheduling's charts on the kind runtime.
+        "helm": "v3.16.4",
         "cgroupns_private": False,
     },
 }
@@ -67,6 +71,7 @@ PIN_PATTERNS = {
     "volcano": re.compile(r"^v\d+\.\d+\.\d+$"),
     "yunikorn": re.compile(r"^v\d+\.\d+\.\d+$"),
     "coscheduling": re.compile(r"^v\d+\.\d+\.\d+$"),
+    "helm": re.compile(r"^v3\.\d+\.\d+$"),
     "node_image": re.compile(r"^[a-z0-9./_-]+(:[A-Za-z0-9._-]+)?(@sha256:[a-f0-9]{64})?$"),
 }
 

@@ -82,7 +82,8 @@ def task_results(runner, task_name):
 
 
 def processes_mentioning(text):
-    """PIDs whose command line mentions ``text`` (our components all carry workspace paths)."""
+    """PIDs whose command line or environment mentions ``text`` (our components all carry workspace paths:
+    on the command line, or as KUBECONFIG like yunikorn-scheduler and the scheduler-plugins controller)."""
     found = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit() or int(pid) == os.getpid():
@@ -90,9 +91,11 @@ def processes_mentioning(text):
         try:
             with open("/proc/%s/cmdline" % pid, "rb") as handle:
                 cmdline = handle.read().replace(b"\0", b" ").decode("utf-8", "replace")
+            with open("/proc/%s/environ" % pid, "rb") as handle:
+                environ = handle.read().decode("utf-8", "replace")
         except OSError:
             continue
-        if text in cmdline:
+        if text in cmdline or text in environ:
             found.append((int(pid), cmdline[:200]))
     return found
 

@@ -32,9 +32,13 @@ from kubernetes import config as k8s_config
 from kubernetes import dynamic
 from kubernetes.dynamic.exceptions import NotFoundError
 
-from conftest import ROOT, failure_text, go_mirror_env, processes_mentioning, run_playbook
+from conftest import MIRROR_GO, ROOT, failure_text, go_mirror_env, mirror_vars, processes_mentioning, run_playbook
 
 VERSIONS = {"kueue": "v0.10.1", "volcano": "v1.11.0"}
+# The schedulers that ship Helm charts: YuniKorn's from a chart repository (the mirror's, served
+# on 127.0.0.1 like the manifests), coscheduling's from the chart inside its Go module.
+CHARTS = {"yunikorn": "yunikorn", "coscheduling": "scheduler-plugins"}  # scheduler -> namespace
+MIRROR_CHARTS = pathlib.Path(MIRROR_GO).parent / "charts"
 MODULES = {"kueue": "sigs.k8s.io/kueue", "volcano": "volcano.sh/volcano"}
 KUSTOMIZE = "v5.5.0"
 # Paths below the server's root, the same as below the upstream hosts in the default templates.
@@ -105,6 +109,8 @@ def build_release_manifests(root, work):
     # Volcano: the installer manifest of the tag, as it is.
     shutil.copy(module_dir(MODULES["volcano"], VERSIONS["volcano"], work) / "installer" / "volcano-development.yaml",
                 paths["volcano"])
+    # YuniKorn: its chart repository (index.yaml and the chart), as a lab's chart mirror serves it.
+    shutil.copytree(MIRROR_CHARTS, root / "charts")
     return paths
 
 
@@ -196,7 +202,8 @@ def audit_ref(doc):
 
 def render(tmp_path, base, out, label, **extra):
     extravars = dict({"scheduler_release_manifest_urls": templates(base), "manifests_dir": str(out),
-                      "scheduler_controller_cpu_limit": CPU_LIMIT}, **extra)
+                      "scheduler_chart_repository_urls": {"yunikorn": base + "/charts", "coscheduling": ""},
+                      "scheduler_controller_cpu_limit": CPU_LIMIT}, **mirror_vars(), **extra)
     return run_playbook(tmp_path, "playbooks/manifests.yml", extravars, label=label)
 
 
@@ -223,10 +230,15 @@ def test_kind_manifests_pass_a_server_side_dry_run(tmp_path):
         out = tmp_path / "manifests"
         rendered_run = render(tmp_path, base, out, "render")
         assert rendered_run.rc == 0, failure_text(rendered_run)
-        rendered = {name: documents(out / (name + "-kind.yaml")) for name in VERSIONS}
+        rendered = {name: documents(out / (name + "-kind.yaml")) for name in list(VERSIONS) + list(CHARTS)}
         for name, docs in rendered.items():
-            # Every upstream object is there; only images and the controllers' CPU changed.
-            assert len(docs) == len(documents(served[name])), name
+            if name in CHARTS:
+                # The chart's namespace first (helm install --create-namespace), then what the chart renders.
+                assert docs[0] == {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": CHARTS[name]}}
+                assert {doc["kind"] for doc in docs} >= {"Deployment", "ConfigMap", "ServiceAccount"}, name
+            else:
+                # Every upstream object is there; only images and the controllers' CPU changed.
+                assert len(docs) == len(documents(served[name])), name
             workloads = [doc for doc in docs if doc["kind"] in WORKLOADS]
             assert workloads, name
             images = [c["image"] for doc in workloads
@@ -234,11 +246,17 @@ def test_kind_manifests_pass_a_server_side_dry_run(tmp_path):
             assert images and all(image.startswith(REGISTRY + "/") for image in images), (name, images)
             for doc in (doc for doc in docs if doc["kind"] == "Deployment"):
                 containers = pod_spec(doc)["containers"]
-                default = doc["spec"]["template"]["metadata"].get("annotations", {}).get(
+                default = (doc["spec"]["template"]["metadata"].get("annotations") or {}).get(
                     "kubectl.kubernetes.io/default-container", containers[0]["name"])
                 main = next(c for c in containers if c["name"] == default)
                 assert main["resources"]["requests"]["cpu"] == "500m", doc["metadata"]["name"]
                 assert main["resources"]["limits"]["cpu"] == CPU_LIMIT, doc["metadata"]["name"]
+        # The charts get the same scheduler settings as the binary runtime.
+        yunikorn_defaults = next(doc for doc in rendered["yunikorn"] if doc["kind"] == "ConfigMap"
+                                 and doc["metadata"]["name"] == "yunikorn-defaults")["data"]
+        assert "name: sandbox" in yunikorn_defaults["queues.yaml"] and yunikorn_defaults["kubernetes.qps"] == "1000"
+        cosched_config = next(doc for doc in rendered["coscheduling"] if doc["kind"] == "ConfigMap")
+        assert "Coscheduling" in yaml.dump(cosched_config) and "CapacityScheduling" not in yaml.dump(cosched_config)
         # Kueue's sidecar keeps what upstream gave it.
         kueue_manager = next(doc for doc in rendered["kueue"] if doc["kind"] == "Deployment")
         proxy = next(c for c in pod_spec(kueue_manager)["containers"] if c["name"] == "kube-rbac-proxy")

@@ -19,7 +19,7 @@ import sys
 
 import pytest
 
-from conftest import mirror_vars
+from conftest import mirror_vars, processes_mentioning
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCHEDULERS = ["default", "kueue", "volcano", "yunikorn", "coscheduling"]
@@ -197,27 +197,9 @@ def test_a_cpu_profile_of_the_scheduler_is_taken(run, scheduler):
     assert env["versions"]["scheduler"]["pprof"]["url"].endswith("/debug/pprof/profile")
 
 
-def processes_of(workspace):
-    """Processes that name the workspace on their command line (kubeconfig, data dir, config) or in their
-    environment (KUBECONFIG of yunikorn-scheduler and the scheduler-plugins controller)."""
-    needle = str(workspace).encode()
-    left = []
-    for entry in pathlib.Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            environ = (entry / "environ").read_bytes()
-        except OSError:
-            continue
-        if needle in cmdline or needle in environ:
-            left.append("%s: %s" % (entry.name, cmdline.replace(b"\0", b" ").decode(errors="replace")[:200]))
-    return left
-
-
 def test_no_process_of_the_run_is_left(run):
-    left = processes_of(run.workspace)
-    assert not left, "processes of the run still running:\n" + "\n".join(left)
+    left = processes_mentioning(str(run.workspace))
+    assert not left, "processes of the run still running: %s" % (left,)
     assert not (run.workspace / "clusters").exists() or not any((run.workspace / "clusters").iterdir())
 
 
@@ -233,4 +215,4 @@ def test_a_yunikorn_that_exits_at_start_fails_alone(tmp_path):
     assert "lots" in broken.output.split("yunikorn-scheduler exited with code", 1)[1], broken.output[-3000:]
     summary = json.loads((broken.result_dir("default") / "summary.json").read_text())
     assert summary["complete"] is True and summary["pods_bound"] == JOBS * PODS_PER_JOB
-    assert processes_of(broken.workspace) == []
+    assert processes_mentioning(str(broken.workspace)) == []

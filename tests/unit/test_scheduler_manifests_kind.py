@@ -312,3 +312,20 @@ def test_not_ready_names_the_targets_that_failed():
     assert manifests.not_ready([], "pods") == []
     with pytest.raises(AnsibleFilterError, match="readiness check 'ready'"):
         manifests.not_ready(copy.deepcopy(results), "ready")
+
+
+def test_a_chart_release_puts_its_namespaced_objects_in_the_release_namespace():
+    rendered = "\n".join([
+        "---", "# Source: c/templates/cm.yaml", "apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: conf",
+        "---", "apiVersion: rbac.authorization.k8s.io/v1", "kind: ClusterRole", "metadata:", "  name: reader",
+        "---", "apiVersion: apps/v1", "kind: Deployment", "metadata:", "  name: other", "  namespace: elsewhere",
+        "---", "# Source: c/templates/empty.yaml", ""])
+    docs = list(yaml.safe_load_all(manifests.chart_release(rendered, "sched")))
+    assert docs[0] == {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "sched"}}
+    assert [(d["kind"], d["metadata"].get("namespace")) for d in docs[1:]] == [
+        ("ConfigMap", "sched"), ("ClusterRole", None), ("Deployment", "elsewhere")]
+
+
+def test_a_chart_that_renders_no_yaml_is_named():
+    with pytest.raises(AnsibleFilterError, match="the rendered chart is not YAML"):
+        manifests.chart_release("a: [", "sched")

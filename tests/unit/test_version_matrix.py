@@ -94,7 +94,8 @@ def test_new_kind_forced_on_a_legacy_kernel_is_refused_with_the_reason(kind):
     ({"go": "1.24rc1"}, "go='1.24rc1' is malformed"),
     ({"kubernetes": "1.32.2"}, "kubernetes='1.32.2' is malformed"),
     ({"node_image": "Kindest/Node:v1.32.2"}, "node_image='Kindest/Node:v1.32.2' is malformed"),
-    ({"helm": "v3.16.0"}, "unknown version pin helm"),
+    ({"helm": "v4.0.0"}, "helm='v4.0.0' is malformed"),
+    ({"kubectl": "v1.32.2"}, "unknown version pin kubectl"),
 ])
 def test_malformed_or_unknown_pins_are_refused(pins, words):
     with pytest.raises(AnsibleFilterError) as err:

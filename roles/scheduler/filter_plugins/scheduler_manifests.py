@@ -29,6 +29,12 @@ except AttributeError:  # PyYAML without libyaml
     _LOADER, _DUMPER = yaml.SafeLoader, yaml.SafeDumper
 
 WEBHOOK_KINDS = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
+# The kinds a chart may render that live outside namespaces (helm install asks the API server; a
+# render without a cluster cannot, and these are the ones schedulers' charts use).
+CLUSTER_SCOPED_KINDS = frozenset(WEBHOOK_KINDS + (
+    "Namespace", "Node", "PersistentVolume", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition",
+    "PriorityClass", "StorageClass", "APIService", "CSIDriver", "RuntimeClass", "IngressClass",
+    "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"))
 
 
 def manifests_of_kind(docs, kinds):
@@ -355,10 +361,27 @@ def not_ready(results, check):
             if not is_ready(result.get("resources"), check)]
 
 
+def chart_release(text, namespace):
+    """A chart's rendered objects (helm template) as helm install creates them: the release namespace
+    first, then every object, the namespaced ones in that namespace unless the chart names another."""
+    try:
+        docs = [doc for doc in yaml.load_all(str(text), Loader=_LOADER) if isinstance(doc, dict)]  # noqa: S506
+    except yaml.YAMLError as exc:
+        raise AnsibleFilterError("the rendered chart is not YAML (%s)" % str(exc).splitlines()[0]) from exc
+    namespace = str(namespace)  # a plain str: the YAML dumper cannot write Ansible's tagged strings
+    for doc in docs:
+        meta = doc.get("metadata") or {}
+        if doc.get("kind") not in CLUSTER_SCOPED_KINDS and not meta.get("namespace"):
+            doc["metadata"] = dict(meta, namespace=namespace)
+    release = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}]
+    return yaml.dump_all(release + docs, Dumper=_DUMPER, sort_keys=False)
+
+
 class FilterModule:
     def filters(self):
         return {"manifests_of_kind": manifests_of_kind, "documents_of_kind": documents_of_kind, "local_webhooks": local_webhooks,
                 "established_crds": established_crds, "release_manifest_url": release_manifest_url,
                 "release_url_problem": release_url_problem, "cpu_problem": cpu_problem, "release_images": release_images,
                 "rewrite_images": rewrite_images, "controller_cpu": controller_cpu, "readiness_targets": readiness_targets,
-                "kind_release": kind_release, "is_ready": is_ready, "not_ready": not_ready}
+                "kind_release": kind_release, "chart_release": chart_release, "is_ready": is_ready,
+                "not_ready": not_ready}
