@@ -153,14 +153,16 @@ def module_patterns_problem(value, name="golang_gonosumdb"):
 
 
 @functools.lru_cache(maxsize=None)
-def _argument_spec_options(roles_dir):
+def _knobs(roles_dir):
+    """The options of every role's argument spec, and the roles' prefixes (bench_, golang_, ...); read once."""
     known = set()
     for path in glob.glob(os.path.join(roles_dir, "*", "meta", "argument_specs.yml")):
         with open(path, encoding="utf-8") as handle:
             specs = (yaml.safe_load(handle) or {}).get("argument_specs") or {}
         for entry_point in specs.values():
             known.update((entry_point or {}).get("options") or {})
-    return frozenset(known)
+    prefixes = tuple(name + "_" for name in os.listdir(roles_dir) if os.path.isdir(os.path.join(roles_dir, name)))
+    return frozenset(known), prefixes
 
 
 def _origin(value):
@@ -195,8 +197,7 @@ def unknown_knobs(variables, roles_dir, unchecked=()):
 
     ``variables`` maps names to values as the inventory and extra vars set them (a host's hostvars).
     """
-    known = _argument_spec_options(roles_dir)
-    prefixes = tuple(name + "_" for name in os.listdir(roles_dir) if os.path.isdir(os.path.join(roles_dir, name)))
+    known, prefixes = _knobs(roles_dir)
     problems = []
     for name in sorted(variables):
         if not name.startswith(prefixes) or name in known or name in (unchecked or ()):

@@ -145,9 +145,7 @@ def fake_node(name, params):
 
 
 def _pod_template(name, params, scheduler_name=None, extra_labels=None):
-    labels = {ROLE_LABEL: "load", "app": "sched-bench"}
-    if params["run_label"]:
-        labels[RUN_LABEL] = params["run_label"]
+    labels = dict(_own_labels(params), app="sched-bench")
     labels.update(extra_labels or {})
     requests = {"cpu": params["pod_cpu"], "memory": params["pod_memory"]}
     spec = {
