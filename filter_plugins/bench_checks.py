@@ -18,39 +18,37 @@ import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
 
-from sched_workloads import SCHEDULERS, WAIT_FOR, parse_quantity  # noqa: E402
+from sched_rules import RULES, RUNTIME_SCHEDULERS, SCHEDULERS, WORKLOAD, problems  # noqa: E402 - module_utils is not a package here
 
-RUNTIMES = ("binary", "kind", "external")
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 URL = re.compile(r"^https?://[^\s/$.?#][^\s]*$")
 MODULE_PATTERN = re.compile(r"^[A-Za-z0-9._~/*?\[\]-]+$")
 
-POSITIVE_INTS = ("bench_repeats", "bench_nodes", "bench_node_pods", "bench_jobs", "bench_pods_per_job", "bench_submit_concurrency",
-                 "bench_client_burst", "bench_scheduler_api_burst", "bench_controller_manager_api_burst")
-POSITIVE_NUMBERS = ("bench_client_qps", "bench_scheduler_api_qps", "bench_controller_manager_api_qps",
-                    "bench_timeout")
-# Whole numbers where 0 switches the feature off: name -> (unit, what 0 means).
-OPTIONAL_COUNTS = {
-    "bench_scheduler_cpu_limit": ("whole CPUs", "no limit"),
-    "bench_scheduler_cpu_profile_seconds": ("whole seconds", "no profile"),
-    "bench_throttle": ("a whole number of hosts", "no limit"),
-}
-QUANTITIES = ("bench_node_cpu", "bench_node_memory", "bench_pod_cpu", "bench_pod_memory")
+# What bench_problems checks besides the rules table (module_utils/sched_rules.py).
+OTHER_CHECKED = ("schedulers", "run_id", "port_range_start", "port_range_end", "scheduler_gogc",
+                 "scheduler_gomemlimit")
+GROUPS = {"checked": tuple(RULES) + OTHER_CHECKED, "workload": WORKLOAD}
 
 
-def _number(value, kind):
-    if isinstance(value, bool):
+def runtime_schedulers(runtime):
+    """The schedulers a runtime can deploy."""
+    return list(RUNTIME_SCHEDULERS.get(runtime, ()))
+
+
+def bench_variables(group):
+    """The bench_* names of a group of values: ``checked`` (what bench_problems checks) or ``workload``."""
+    return ["bench_" + name for name in GROUPS[group]]
+
+
+def _number(value):
+    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
         raise ValueError
-    if kind is int:
-        if isinstance(value, float) and not value.is_integer():
-            raise ValueError
-        return int(str(value).strip()) if not isinstance(value, (int, float)) else int(value)
-    return float(value)
+    return int(str(value).strip()) if not isinstance(value, (int, float)) else int(value)
 
 
 def _problems(v):
-    if v.get("bench_runtime") not in RUNTIMES:
-        yield "bench_runtime=%r is not allowed: use one of %s" % (v.get("bench_runtime"), ", ".join(RUNTIMES))
+    yield from problems({name[len("bench_"):]: value for name, value in v.items() if name.startswith("bench_")},
+                        "bench_%s")
     schedulers = v.get("bench_schedulers")
     if isinstance(schedulers, str) or not isinstance(schedulers, (list, tuple)) or not schedulers:
         yield "bench_schedulers=%r is not allowed: use a non-empty list of %s" % (schedulers, ", ".join(SCHEDULERS))
@@ -60,61 +58,27 @@ def _problems(v):
                 yield "bench_schedulers contains %r, which is not allowed: use %s" % (name, ", ".join(SCHEDULERS))
         if len(set(schedulers)) != len(schedulers):
             yield "bench_schedulers=%r lists a scheduler twice" % (list(schedulers),)
-    for name in POSITIVE_INTS:
-        try:
-            if _number(v.get(name), int) < 1:
-                raise ValueError
-        except (TypeError, ValueError):
-            yield "%s=%r is not allowed: use a whole number of at least 1" % (name, v.get(name))
-    for name in POSITIVE_NUMBERS:
-        try:
-            if _number(v.get(name), float) <= 0:
-                raise ValueError
-        except (TypeError, ValueError):
-            yield "%s=%r is not allowed: use a number greater than 0" % (name, v.get(name))
-    for name, what in OPTIONAL_COUNTS.items():
-        try:
-            if _number(v.get(name, 0), int) < 0:
-                raise ValueError
-        except (TypeError, ValueError):
-            yield "%s=%r is not allowed: use %s, 0 (%s) or more" % ((name, v.get(name)) + what)
-    try:
-        if _number(v.get("bench_pod_duration"), float) < 0:
-            raise ValueError
-    except (TypeError, ValueError):
-        yield "bench_pod_duration=%r is not allowed: use seconds, 0 or more" % (v.get("bench_pod_duration"),)
-    if v.get("bench_wait_for") not in WAIT_FOR:
-        yield "bench_wait_for=%r is not allowed: use one of %s" % (v.get("bench_wait_for"), ", ".join(WAIT_FOR))
-    sizes = {}
-    for name in QUANTITIES:
-        try:
-            sizes[name] = parse_quantity(v.get(name))
-            if sizes[name] <= 0:
-                raise ValueError
-        except (TypeError, ValueError):
-            yield "%s=%r is not allowed: use a Kubernetes quantity greater than 0 such as 500m, 2, 200Mi" % (
-                name, v.get(name))
-    if len(sizes) == len(QUANTITIES) and (sizes["bench_pod_cpu"] > sizes["bench_node_cpu"]
-                                         or sizes["bench_pod_memory"] > sizes["bench_node_memory"]):
-        yield ("bench_pod_cpu=%s/bench_pod_memory=%s is not allowed: a pod must fit a fake node "
-               "(bench_node_cpu=%s, bench_node_memory=%s)" % (v.get("bench_pod_cpu"), v.get("bench_pod_memory"),
-                                                              v.get("bench_node_cpu"), v.get("bench_node_memory")))
+        runtime = v.get("bench_runtime")
+        for name in schedulers:
+            if name in SCHEDULERS and name not in RUNTIME_SCHEDULERS.get(runtime, SCHEDULERS):
+                yield ("bench_schedulers contains %r, which the %s runtime cannot run: use %s"
+                       % (name, runtime, ", ".join(RUNTIME_SCHEDULERS[runtime])))
     run_id = v.get("bench_run_id")
     if run_id not in (None, "") and (not RUN_ID.match(str(run_id)) or ".." in str(run_id)):
         yield ("bench_run_id=%r is not allowed: use letters, digits, '.', '_' and '-' (no '/' or '..'), "
                "at most 64 characters" % (run_id,))
     try:
-        start = _number(v.get("bench_port_range_start"), int)
-        end = _number(v.get("bench_port_range_end"), int)
+        start = _number(v.get("bench_port_range_start"))
+        end = _number(v.get("bench_port_range_end"))
         if not 1024 <= start <= end <= 65535:
             raise ValueError
     except (TypeError, ValueError):
         yield ("bench_port_range_start=%r/bench_port_range_end=%r is not allowed: use 1024 <= start <= end <= 65535"
                % (v.get("bench_port_range_start"), v.get("bench_port_range_end")))
-    for name in ("bench_scheduler_gogc",):
-        value = v.get(name)
-        if value not in (None, "") and not re.match(r"^(off|\d+)$", str(value)):
-            yield "%s=%r is not allowed: use a percentage such as 100, or off, or leave it empty" % (name, value)
+    value = v.get("bench_scheduler_gogc")
+    if value not in (None, "") and not re.match(r"^(off|\d+)$", str(value)):
+        yield "bench_scheduler_gogc=%r is not allowed: use a percentage such as 100, or off, or leave it empty" % (
+            value,)
     value = v.get("bench_scheduler_gomemlimit")
     if value not in (None, "") and not re.match(r"^(off|\d+(B|KiB|MiB|GiB|TiB)?)$", str(value)):
         yield ("bench_scheduler_gomemlimit=%r is not allowed: use a size such as 2GiB or 512MiB, or leave it empty"
@@ -218,6 +182,7 @@ def bench_problems(variables):
 
 class FilterModule:
     def filters(self):
-        return {"bench_problems": bench_problems, "goproxy_problem": goproxy_problem,
+        return {"bench_problems": bench_problems, "bench_variables": bench_variables,
+                "runtime_schedulers": runtime_schedulers, "goproxy_problem": goproxy_problem,
                 "goproxy_file_paths": goproxy_file_paths, "module_patterns_problem": module_patterns_problem,
                 "unknown_knobs_of_hosts": unknown_knobs_of_hosts}

@@ -20,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "module_utils"))
 
 from sched_client import RateLimiter, api_client, create_workload, drain  # noqa: E402
-from sched_workloads import workload  # noqa: E402
+from sched_workloads import Target, workload  # noqa: E402
 from kubernetes import client as k8s_client  # noqa: E402
 
 
@@ -35,9 +35,8 @@ def playbook(workspace, state, port):
         sys.exit("playbooks/cluster.yml (%s) failed:\n%s" % (state, result.stdout[-4000:]))
 
 
-def params(namespace, jobs, pods_per_job):
-    return dict(scheduler="default", namespace=namespace, run_label="loadgen", jobs=jobs, pods_per_job=pods_per_job,
-                pod_cpu="1", pod_memory="200Mi", pod_duration=30.0)
+def work(jobs, pods_per_job):
+    return dict(jobs=jobs, pods_per_job=pods_per_job, pod_cpu="1", pod_memory="200Mi", pod_duration=30.0)
 
 
 def make_namespace(core, name):
@@ -55,8 +54,8 @@ def submit(client, namespace, jobs, pods_per_job, concurrency, qps, burst):
     batch = k8s_client.BatchV1Api(client)
     custom = k8s_client.CustomObjectsApi(client)
     limiter = RateLimiter(qps, burst)
-    p = params(namespace, jobs, pods_per_job)
-    bodies = [workload(index, p) for index in range(jobs)]
+    target, w = Target("default", namespace, "loadgen"), work(jobs, pods_per_job)
+    bodies = [workload(index, target, w) for index in range(jobs)]
 
     def create(objects):
         limiter.acquire()

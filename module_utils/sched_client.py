@@ -10,10 +10,14 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections import namedtuple
 
 from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 from kubernetes.client.rest import ApiException
+
+# Pods the watch has seen created, bound to a node, and finished.
+PodCounts = namedtuple("PodCounts", "created bound completed")
 
 try:
     from ansible.module_utils.sched_workloads import CUSTOM_APIS
@@ -126,7 +130,7 @@ class PodWatch(threading.Thread):
 
     def counts(self):
         with self.lock:
-            return len(self.created), len(self.bound), len(self.done)
+            return PodCounts(len(self.created), len(self.bound), len(self.done))
 
     def stop(self):
         self.stopping.set()

@@ -13,5 +13,15 @@ for sub in ("module_utils", "filter_plugins", "library", "action_plugins"):
 import importlib  # noqa: E402
 import pkgutil  # noqa: E402
 
-for _info in pkgutil.iter_modules([os.path.join(ROOT, "module_utils")]):
-    sys.modules.setdefault("ansible.module_utils." + _info.name, importlib.import_module(_info.name))
+_pending = [info.name for info in pkgutil.iter_modules([os.path.join(ROOT, "module_utils")])]
+while _pending:  # a module imports its siblings as ansible.module_utils.<name>: those first
+    _left = []
+    for _name in _pending:
+        try:
+            sys.modules.setdefault("ansible.module_utils." + _name, importlib.import_module(_name))
+        except ImportError:
+            sys.modules.pop(_name, None)
+            _left.append(_name)
+    if len(_left) == len(_pending):
+        raise ImportError("module_utils that cannot be imported: %s" % ", ".join(_left))
+    _pending = _left

@@ -34,6 +34,8 @@ def test_strings_from_the_command_line_are_accepted():
     ({"bench_schedulers": "default"}, "use a non-empty list"),
     ({"bench_schedulers": []}, "use a non-empty list"),
     ({"bench_schedulers": ["default", "default"]}, "lists a scheduler twice"),
+    ({"bench_runtime": "external", "bench_schedulers": ["default", "kueue"]},
+     "bench_schedulers contains 'kueue', which the external runtime cannot run: use default"),
     ({"bench_nodes": 0}, "bench_nodes=0 is not allowed"),
     ({"bench_jobs": "-3"}, "bench_jobs='-3' is not allowed"),
     ({"bench_pods_per_job": 1.5}, "bench_pods_per_job=1.5 is not allowed"),
@@ -130,3 +132,27 @@ def test_every_default_of_every_role_is_a_known_knob():
         with open(path, encoding="utf-8") as handle:
             defaults.update(yaml.safe_load(handle) or {})
     assert bench_checks.unknown_knobs(defaults, roles) == []
+
+
+def test_runtime_schedulers_match_the_scheduler_roles_task_files():
+    """Every runtime-scheduler pair the checks accept has its deploy tasks, and no task file is left out."""
+    import glob
+    import os
+    import sched_rules
+    tasks = os.path.join(os.path.dirname(__file__), "..", "..", "roles", "scheduler", "tasks")
+    present = {os.path.basename(path)[:-4] for path in glob.glob(os.path.join(tasks, "*.yml"))}
+    accepted = {"%s-%s" % (runtime, name) for runtime, names in sched_rules.RUNTIME_SCHEDULERS.items()
+                for name in names}
+    deployable = {name for name in present if name.split("-")[0] in sched_rules.RUNTIMES
+                  and name.split("-", 1)[1] in sched_rules.SCHEDULERS}
+    assert accepted == deployable
+
+
+def test_workload_names_are_bench_variables_with_defaults():
+    import os
+    import yaml
+    defaults = os.path.join(os.path.dirname(__file__), "..", "..", "roles", "bench", "defaults", "main.yml")
+    with open(defaults, encoding="utf-8") as handle:
+        names = set(yaml.safe_load(handle))
+    assert set(bench_checks.bench_variables("workload")) <= names
+    assert set(bench_checks.bench_variables("checked")) - names == set()

@@ -1,15 +1,24 @@
 """Option checks and object builders of the load test."""
 import pytest
 
+import sched_rules as rules
 import sched_workloads as w
 
-BASE = dict(scheduler="default", nodes=3, jobs=2, pods_per_job=3, node_pods=110, concurrency=4, burst=10,
-            qps=10.0, timeout=60.0, pod_duration=30.0, wait_for="bound", namespace="sched-bench",
-            run_label="r1", node_cpu="32", node_memory="256Gi", pod_cpu="1", pod_memory="200Mi")
+WORK = dict(nodes=3, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=2, pods_per_job=3, pod_cpu="1",
+            pod_memory="200Mi", pod_duration=30.0, wait_for="bound", timeout=60.0, submit_concurrency=4,
+            client_qps=10.0, client_burst=10)
+
+
+def target(scheduler="default"):
+    return w.Target(scheduler, "sched-bench", "r1")
+
+
+def work(**changes):
+    return dict(WORK, **changes)
 
 
 def params(**changes):
-    out = dict(BASE)
+    out = dict(scheduler="default", namespace="sched-bench", run_label="r1", workload=work())
     out.update(changes)
     return out
 
@@ -17,13 +26,13 @@ def params(**changes):
 @pytest.mark.parametrize("text,value", [
     ("500m", 0.5), ("2", 2), ("1.5", 1.5), ("200Mi", 200 * 2 ** 20), ("1Gi", 2 ** 30), ("1k", 1000), ("3M", 3e6)])
 def test_parse_quantity(text, value):
-    assert w.parse_quantity(text) == pytest.approx(value)
+    assert rules.parse_quantity(text) == pytest.approx(value)
 
 
 @pytest.mark.parametrize("text", ["", "abc", "1.2.3", "-1", "10 Mi", "5mi"])
 def test_parse_quantity_rejects(text):
     with pytest.raises(ValueError):
-        w.parse_quantity(text)
+        rules.parse_quantity(text)
 
 
 def test_valid_options_pass():
@@ -32,17 +41,19 @@ def test_valid_options_pass():
 
 @pytest.mark.parametrize("changes,needle", [
     ({"scheduler": "kube-batch"}, "scheduler must be one of"),
-    ({"nodes": 0}, "nodes must be at least 1, got 0"),
-    ({"jobs": -1}, "jobs must be at least 1"),
-    ({"pods_per_job": 0}, "pods_per_job must be at least 1"),
-    ({"timeout": 0}, "timeout must be greater than 0"),
-    ({"qps": -5}, "qps must be greater than 0"),
-    ({"pod_duration": -1}, "pod_duration must be 0 or more"),
     ({"namespace": "Bad_NS"}, "namespace must be a DNS label"),
     ({"run_label": "a/b"}, "run_label must be a valid label value"),
-    ({"pod_cpu": "lots"}, "pod_cpu must be a Kubernetes quantity"),
-    ({"pod_cpu": "64"}, "does not fit any fake node"),
-    ({"pod_memory": "512Gi"}, "does not fit any fake node"),
+    ({"workload": work(nodes=0)}, "workload.nodes=0 is not allowed: use a whole number of at least 1"),
+    ({"workload": work(jobs=-1)}, "workload.jobs=-1 is not allowed"),
+    ({"workload": work(pods_per_job=0)}, "workload.pods_per_job=0 is not allowed"),
+    ({"workload": work(timeout=0)}, "workload.timeout=0 is not allowed: use a number greater than 0"),
+    ({"workload": work(client_qps=-5)}, "workload.client_qps=-5 is not allowed"),
+    ({"workload": work(pod_duration=-1)}, "workload.pod_duration=-1 is not allowed: use seconds, 0 or more"),
+    ({"workload": work(wait_for="running")}, "workload.wait_for='running' is not allowed: use one of bound, completed"),
+    ({"workload": work(pod_cpu="lots")}, "workload.pod_cpu='lots' is not allowed: use a Kubernetes quantity"),
+    ({"workload": work(pod_cpu="64")}, "a pod must fit a fake node (workload.node_cpu=32"),
+    ({"workload": work(pod_memory="512Gi")}, "a pod must fit a fake node"),
+    ({"workload": {"nodes": 3}}, "workload lacks node_cpu, node_memory"),
 ])
 def test_bad_options_give_one_line(changes, needle):
     problem = w.validate(params(**changes))
@@ -50,13 +61,31 @@ def test_bad_options_give_one_line(changes, needle):
     assert "\n" not in problem
 
 
+def test_the_play_and_the_module_share_the_rules():
+    """The same value breaks the same rule on both sides, named as each side's user wrote it."""
+    bench = dict(("bench_" + name, value) for name, value in work(pod_duration=-1).items())
+    assert rules.problems({k[6:]: v for k, v in bench.items()}, "bench_%s") == [
+        "bench_pod_duration=-1 is not allowed: use seconds, 0 or more"]
+    assert rules.workload_problems(work(pod_duration=-1)) == [
+        "workload.pod_duration=-1 is not allowed: use seconds, 0 or more"]
+
+
+def test_module_documents_every_workload_field_with_its_type():
+    import yaml
+    import sched_loadtest
+    documented = yaml.safe_load(sched_loadtest.DOCUMENTATION)["options"]["workload"]["suboptions"]
+    assert list(documented) == list(rules.WORKLOAD)
+    assert {name: spec["type"] for name, spec in documented.items()} == {
+        name: spec["type"] for name, spec in rules.workload_options().items()}
+
+
 def test_capacity_note_when_nodes_are_too_small():
-    assert w.capacity_note(params()) is None
-    assert "hold 3 pods at once" in w.capacity_note(params(nodes=1, node_pods=3))
+    assert rules.capacity_note(work()) is None
+    assert "hold 3 pods at once" in rules.capacity_note(work(nodes=1, node_pods=3))
 
 
 def test_fake_node_is_kwok_managed_tainted_and_sized():
-    node = w.fake_node("kwok-node-0", params())
+    node = w.fake_node("kwok-node-0", target(), work())
     assert node["metadata"]["labels"]["type"] == "kwok"
     assert node["metadata"]["annotations"][w.KWOK_NODE_ANNOTATION] == "fake"
     assert node["spec"]["taints"] == [{"key": "kwok.x-k8s.io/node", "value": "fake", "effect": "NoSchedule"}]
@@ -69,9 +98,9 @@ def pod_spec(body):
     return body["spec"]["tasks"][0]["template"]
 
 
-@pytest.mark.parametrize("scheduler", w.SCHEDULERS)
+@pytest.mark.parametrize("scheduler", rules.SCHEDULERS)
 def test_every_workload_tolerates_kwok_and_asks_for_resources(scheduler):
-    objects = w.workload(7, params(scheduler=scheduler))
+    objects = w.workload(7, target(scheduler), work())
     api, body = objects[-1]
     template = pod_spec(body)
     spec = template["spec"]
@@ -91,23 +120,23 @@ def only(objects):
 
 
 def test_scheduler_specific_fields():
-    kueue = only(w.workload(1, params(scheduler="kueue")))
+    kueue = only(w.workload(1, target("kueue"), work()))
     assert kueue["spec"]["suspend"] is True
     assert kueue["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == w.KUEUE_LOCAL_QUEUE
-    volcano = only(w.workload(1, params(scheduler="volcano")))
+    volcano = only(w.workload(1, target("volcano"), work()))
     assert volcano["spec"]["minAvailable"] == 3 and volcano["spec"]["queue"] == w.VOLCANO_QUEUE
     assert volcano["spec"]["tasks"][0]["replicas"] == 3
-    yunikorn = only(w.workload(1, params(scheduler="yunikorn")))
+    yunikorn = only(w.workload(1, target("yunikorn"), work()))
     labels = yunikorn["spec"]["template"]["metadata"]["labels"]
     assert yunikorn["spec"]["template"]["spec"]["schedulerName"] == "yunikorn"
     assert labels["queue"] == w.YUNIKORN_QUEUE and labels["applicationId"] == "sched-bench-job-00001"
-    default = only(w.workload(1, params()))
+    default = only(w.workload(1, target(), work()))
     assert "schedulerName" not in default["spec"]["template"]["spec"]
     assert default["spec"]["parallelism"] == default["spec"]["completions"] == 3
 
 
 def test_coscheduling_makes_a_pod_group_per_job_before_the_job():
-    (group_api, group), (job_api, job) = w.workload(4, params(scheduler="coscheduling", pods_per_job=5))
+    (group_api, group), (job_api, job) = w.workload(4, target("coscheduling"), work(pods_per_job=5))
     assert (group_api, job_api) == ("podgroup", "batch")
     assert group["kind"] == "PodGroup" and group["apiVersion"] == "scheduling.x-k8s.io/v1alpha1"
     assert group["metadata"] == {"name": "job-00004", "namespace": "sched-bench",

@@ -116,7 +116,7 @@ def _project_module(subdir, name):
 
 _PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 _image_rewrite = _project_module("filter_plugins", "image_rewrite").image_rewrite
-_parse_quantity = _project_module("module_utils", "sched_workloads").parse_quantity
+_parse_quantity = _project_module("module_utils", "sched_rules").parse_quantity
 
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob")
 CONTROLLER_KINDS = ("Deployment", "StatefulSet", "DaemonSet")

@@ -1,0 +1,353 @@
+# -*- coding: utf-8 -*-
+"""The load test: fake nodes, the workload's jobs, a watch on their pods, and the result files.
+
+library/sched_loadtest.py is its Ansible interface. Needs the Python kubernetes client.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from kubernetes import client as k8s_client
+
+from ansible.module_utils import sched_cost as cost
+from ansible.module_utils import sched_metrics as metrics
+from ansible.module_utils import sched_workloads as workloads
+from ansible.module_utils.sched_client import (
+    PodWatch, RateLimiter, api_client, create_workload, drain, error_text, is_status, read_json)
+from ansible.module_utils.sched_progress import ProgressFile
+
+POD_FIELDS = ["job", "pod", "node", "created", "bound", "latency_ms"]
+TIMELINE_FIELDS = ["second", "created", "created_total", "bound", "bound_total"]
+
+
+class LoadTestError(Exception):
+    """A failure with a sentence for the user."""
+
+
+class LoadTest:
+    def __init__(self, params):
+        self.p = params
+        self.w = params["workload"]
+        self.target = workloads.Target(params["scheduler"], params["namespace"], params["run_label"])
+        self.client = api_client(params["kubeconfig"], params["context"], self.w["submit_concurrency"] + 2)
+        self.core = k8s_client.CoreV1Api(self.client)
+        self.batch = k8s_client.BatchV1Api(self.client)
+        self.custom = k8s_client.CustomObjectsApi(self.client)
+        self.limiter = RateLimiter(self.w["client_qps"], self.w["client_burst"])
+        self.watch = None
+        self.created_namespace = False
+        self.created_nodes = []
+        self.submit_start = None
+        self.submit_end = None
+        self.jobs_submitted = 0
+        self.submit_errors = []
+        self.started_at = ""
+        self.cost_start = {}
+        self.phases = {}
+        self.progress = ProgressFile(params.get("progress_file"))
+
+    # -- cluster checks --------------------------------------------------
+    def probe(self):
+        """Check the API server answers; return its version string."""
+        try:
+            version = read_json(k8s_client.VersionApi(self.client).get_code(
+                _preload_content=False, _request_timeout=15))
+        except Exception as exc:  # noqa: BLE001 - any failure to connect is reported the same way
+            raise LoadTestError("the API server in kubeconfig %s does not answer: %s"
+                                % (self.p["kubeconfig"], error_text(exc))) from exc
+        return version.get("gitVersion", "unknown")
+
+    def namespace_exists(self):
+        try:
+            drain(self.core.read_namespace(self.p["namespace"], _preload_content=False))
+            return True
+        except Exception as exc:  # noqa: BLE001
+            if is_status(exc, 404):
+                return False
+            raise
+
+    # -- set-up ----------------------------------------------------------
+    def create_namespace(self):
+        name = self.p["namespace"]
+        if self.namespace_exists():
+            raise LoadTestError("namespace %s already exists: a load test needs a fresh namespace "
+                                "(delete it, or set another namespace)" % name)
+        labels = {workloads.ROLE_LABEL: "load"}
+        if self.p["run_label"]:
+            labels[workloads.RUN_LABEL] = self.p["run_label"]
+        drain(self.core.create_namespace({"metadata": {"name": name, "labels": labels}}, _preload_content=False))
+        self.created_namespace = True
+        # Pods are only admitted once the namespace's default service account exists.
+        deadline = time.monotonic() + min(self.w["timeout"], 120)
+        while time.monotonic() < deadline:
+            try:
+                drain(self.core.read_namespaced_service_account("default", name, _preload_content=False))
+                return
+            except Exception as exc:  # noqa: BLE001
+                if not is_status(exc, 404):
+                    raise
+            time.sleep(0.2)
+        raise LoadTestError("the default service account of namespace %s did not appear: "
+                            "is kube-controller-manager running?" % name)
+
+    def create_namespace_objects(self):
+        """Create the objects of O(namespace_objects) in the test's namespace."""
+        namespace = self.p["namespace"]
+        plurals = {}
+        for obj in self.p["namespace_objects"]:
+            api_version, kind = obj.get("apiVersion", ""), obj.get("kind", "")
+            name = (obj.get("metadata") or {}).get("name", "?")
+            if api_version.count("/") != 1:
+                raise LoadTestError("namespace object %s %s: only objects of API groups (apiVersion group/version) "
+                                    "can be created, got apiVersion %r" % (kind, name, api_version))
+            group, version = api_version.split("/")
+            if api_version not in plurals:
+                try:
+                    plurals[api_version] = workloads.plurals(read_json(self.custom.get_api_resources(
+                        group, version, _preload_content=False, _request_timeout=30)))
+                except Exception as exc:  # noqa: BLE001
+                    raise LoadTestError("API %s is not served (are its CRDs applied?): %s"
+                                        % (api_version, error_text(exc))) from exc
+            if kind not in plurals[api_version]:
+                raise LoadTestError("API %s has no namespaced kind %s" % (api_version, kind))
+            body = dict(obj, metadata=dict(obj.get("metadata") or {}, namespace=namespace))
+            try:
+                drain(self.custom.create_namespaced_custom_object(
+                    group, version, namespace, plurals[api_version][kind], body, _preload_content=False))
+            except Exception as exc:  # noqa: BLE001
+                raise LoadTestError("could not create %s %s in namespace %s: %s"
+                                    % (kind, name, namespace, error_text(exc))) from exc
+
+    def create_nodes(self, pool):
+        names = [workloads.node_name(self.p["node_name_prefix"], i) for i in range(self.w["nodes"])]
+
+        def create(name):
+            self.limiter.acquire()
+            try:
+                drain(self.core.create_node(workloads.fake_node(name, self.target, self.w), _preload_content=False))
+                return name, None
+            except Exception as exc:  # noqa: BLE001
+                return name, exc
+
+        for name, exc in pool.map(create, names):
+            if exc is None:
+                self.created_nodes.append(name)
+            elif is_status(exc, 409):
+                raise LoadTestError("node %s already exists: remove fake nodes of an earlier run first "
+                                    "(label %s=fake-node)" % (name, workloads.ROLE_LABEL))
+            else:
+                raise LoadTestError("could not create fake node %s: %s" % (name, error_text(exc)))
+
+    def wait_nodes_ready(self, deadline):
+        wanted = set(self.created_nodes)
+        ready = 0
+        while time.monotonic() < deadline:
+            body = read_json(self.core.list_node(
+                label_selector="%s=fake-node" % workloads.ROLE_LABEL, _preload_content=False))
+            ready = sum(
+                1 for node in body.get("items", [])
+                if node["metadata"]["name"] in wanted and any(
+                    c.get("type") == "Ready" and c.get("status") == "True"
+                    for c in (node.get("status") or {}).get("conditions") or []))
+            self.progress.update(count=ready)
+            if ready == len(wanted):
+                return
+            time.sleep(0.25)
+        raise LoadTestError("only %d of %d fake nodes became Ready within the timeout: is kwok running "
+                            "and managing nodes annotated %s=fake?" % (ready, len(wanted),
+                                                                      workloads.KWOK_NODE_ANNOTATION))
+
+    # -- load ------------------------------------------------------------
+    def submit_jobs(self, pool):
+        namespace = self.p["namespace"]
+
+        def create(index):
+            objects = workloads.workload(index, self.target, self.w)
+            self.limiter.acquire()
+            try:
+                create_workload(self.batch, self.custom, namespace, objects)
+                return None
+            except Exception as exc:  # noqa: BLE001
+                return "%s: %s" % (objects[-1][1]["metadata"]["name"], error_text(exc))
+
+        self.submit_start = time.monotonic()
+        self.progress.phase("submit", total=self.w["jobs"])
+        for error in pool.map(create, range(self.w["jobs"])):
+            if error is None:
+                self.jobs_submitted += 1
+            else:
+                self.submit_errors.append(error)
+            self.progress.update(count=self.jobs_submitted + len(self.submit_errors),
+                                 jobs_failed=len(self.submit_errors))
+        self.submit_end = time.monotonic()
+
+    def wait_pods(self, deadline):
+        """Wait until every expected pod is bound or done; return None or why it stopped early."""
+        expected = self.jobs_submitted * self.w["pods_per_job"]
+        last_count, last_change = -1, time.monotonic()
+        self.progress.phase("wait", total=expected)
+        while time.monotonic() < deadline:
+            counts = self.watch.counts()
+            count = counts.bound if self.w["wait_for"] == "bound" else counts.completed
+            self.progress.update(count=count, pods_created=counts.created, pods_bound=counts.bound,
+                                 pods_completed=counts.completed, pods_expected=expected,
+                                 wait_for=self.w["wait_for"])
+            if count >= expected:
+                return None
+            if not self.watch.is_alive():
+                return "lost the watch on pods: %s" % (self.watch.error or "it stopped")
+            if count != last_count:
+                last_count, last_change = count, time.monotonic()
+            elif time.monotonic() - last_change > 2:
+                # No progress seen for a while: list once, in case the watch lags behind.
+                try:
+                    self.watch.resync()
+                except Exception:  # noqa: BLE001 - the watch itself reports lasting trouble
+                    pass
+                last_change = time.monotonic()
+            time.sleep(0.1)
+        counts = self.watch.counts()
+        return ("timed out after %gs waiting for pods to be %s: %d created, %d bound, %d completed of %d"
+                % (self.w["timeout"], self.w["wait_for"], counts.created, counts.bound, counts.completed, expected))
+
+    # -- results ---------------------------------------------------------
+    def measure(self):
+        """Per-pod records and job creation times, from the audit log if there is one."""
+        audit_log = self.p["audit_log"]
+        if audit_log:
+            files = metrics.audit_log_files(audit_log)
+            if files:
+                wanted = len(self.watch.records()) if self.watch else 0
+                times = None
+                # The audit backend may lag a moment behind the watch; read until it caught up.
+                for _attempt in range(10):
+                    times = metrics.AuditTimes(self.p["namespace"])
+                    for event in metrics.read_audit_events(metrics.audit_log_files(audit_log), self.p["namespace"]):
+                        times.add(event)
+                    if len(times.pod_created) >= wanted and len(times.pod_bound) >= self._bound_seen():
+                        break
+                    time.sleep(0.5)
+                return times.records(), list(times.job_created.values()), "audit"
+        records = self.watch.records() if self.watch else []
+        return records, [], "watch"
+
+    def _bound_seen(self):
+        return self.watch.counts().bound if self.watch else 0
+
+    def write_results(self, complete, reason):
+        records, job_times, source = self.measure()
+        window = (self.submit_end - self.submit_start) if self.submit_end and self.submit_start else None
+        summary, timeline = metrics.summarize(
+            records, job_times, self.w["jobs"] * self.w["pods_per_job"], window, self.jobs_submitted)
+        done = self.watch.counts().completed if self.watch else 0
+        summary.update({
+            "scheduler": self.p["scheduler"],
+            "run_label": self.p["run_label"],
+            "namespace": self.p["namespace"],
+            "workload": self.w,
+            "pods_completed": done,
+            "timing_source": source,
+            "complete": complete,
+            "reason": reason,
+            "submit_errors": self.submit_errors[:20],
+            "submit_error_count": len(self.submit_errors),
+            "started_at": self.started_at,
+            "phases_s": self.phases,
+            "finished_at": metrics.format_time_us(int(time.time() * 1_000_000)),
+        })
+        if self.p["scheduler_pid_files"]:
+            summary["scheduler_cost"] = cost.cost(self.cost_start, cost.sample(self.p["scheduler_pid_files"]))
+        return write_files(self.p["output_dir"], summary, metrics.pod_rows(records), timeline), summary
+
+    # -- clean-up --------------------------------------------------------
+    def cleanup(self, wait_s=120):
+        """Delete what this test created; return a sentence about anything left."""
+        problems = []
+        if self.created_namespace:
+            try:
+                drain(self.core.delete_namespace(self.p["namespace"], propagation_policy="Background",
+                                                 _preload_content=False))
+            except Exception as exc:  # noqa: BLE001
+                if not is_status(exc, 404):
+                    problems.append("namespace %s: %s" % (self.p["namespace"], error_text(exc)))
+        for name in self.created_nodes:
+            try:
+                drain(self.core.delete_node(name, _preload_content=False))
+            except Exception as exc:  # noqa: BLE001
+                if not is_status(exc, 404):
+                    problems.append("node %s: %s" % (name, error_text(exc)))
+        if self.created_namespace and not problems:
+            deadline = time.monotonic() + wait_s
+            while time.monotonic() < deadline and self.namespace_exists():
+                time.sleep(0.5)
+            if self.namespace_exists():
+                problems.append("namespace %s still terminating after %ds" % (self.p["namespace"], wait_s))
+        return "; ".join(problems) or None
+
+    # -- the whole run ---------------------------------------------------
+    def _phase(self, name, since):
+        """Record how long a phase of the test took (wall clock); return now."""
+        now = time.monotonic()
+        self.phases[name] = round(now - since, 3)
+        return now
+
+    def run(self):
+        self.started_at = metrics.format_time_us(int(time.time() * 1_000_000))
+        deadline = time.monotonic() + self.w["timeout"]
+        self.cost_start = cost.sample(self.p["scheduler_pid_files"])
+        phase = time.monotonic()
+        self.create_namespace()
+        self.create_namespace_objects()
+        with ThreadPoolExecutor(max_workers=self.w["submit_concurrency"]) as pool:
+            self.progress.phase("nodes", total=self.w["nodes"])
+            self.create_nodes(pool)
+            self.wait_nodes_ready(deadline)
+            self.watch = PodWatch(self.core, self.p["namespace"])
+            self.watch.start()
+            phase = self._phase("setup", phase)
+            self.submit_jobs(pool)
+            phase = self._phase("submit", phase)
+        reason = None
+        if self.submit_errors:
+            reason = "%d of %d jobs could not be created, first: %s" % (
+                len(self.submit_errors), self.w["jobs"], self.submit_errors[0])
+        wait_reason = self.wait_pods(time.monotonic() + self.w["timeout"])
+        self._phase("wait", phase)
+        reason = reason or wait_reason
+        self.watch.stop()
+        files, summary = self.write_results(reason is None, reason)
+        return files, summary
+
+
+def _csv_text(fields, rows):
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def write_files(output_dir, summary, pod_rows, timeline):
+    """Write the three result files; each appears whole or not at all."""
+    os.makedirs(output_dir, exist_ok=True)
+    contents = {
+        "pods.csv": _csv_text(POD_FIELDS, pod_rows),
+        "timeline.csv": _csv_text(TIMELINE_FIELDS, timeline),
+        "summary.json": json.dumps(summary, indent=2, sort_keys=True) + "\n",
+    }
+    paths = []
+    for name, text in contents.items():
+        path = os.path.join(output_dir, name)
+        handle, tmp = tempfile.mkstemp(prefix="." + name, dir=output_dir)
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+        paths.append(path)
+    return paths

@@ -1,0 +1,154 @@
+# -*- coding: utf-8 -*-
+"""The one table of rules for the benchmark's values, and the workload description.
+
+The play checks every ``bench_<name>`` with these rules before anything changes
+(filter_plugins/bench_checks.py); the load-test module checks its ``workload``
+option with the same rules, naming ``workload.<name>``. The workload is the
+subset of names in WORKLOAD: one dict, built once by the bench role from the
+``bench_*`` variables and passed whole to the module and into summary.json.
+No I/O here.
+"""
+from __future__ import annotations
+
+import re
+
+SCHEDULERS = ("default", "kueue", "volcano", "yunikorn", "coscheduling")
+RUNTIMES = ("binary", "kind", "external")
+WAIT_FOR = ("bound", "completed")
+# The schedulers each runtime can deploy (roles/scheduler/tasks/<runtime>-<scheduler>.yml).
+RUNTIME_SCHEDULERS = {"binary": SCHEDULERS, "kind": SCHEDULERS, "external": ("default",)}
+
+_QUANTITY = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
+_SUFFIX = {
+    None: 1, "m": 0.001, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
+    "Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40, "Pi": 2 ** 50, "Ei": 2 ** 60,
+}
+
+
+def parse_quantity(text):
+    """Parse a Kubernetes resource quantity ("500m", "200Mi", "32") to a float."""
+    match = _QUANTITY.match(str(text).strip())
+    if not match:
+        raise ValueError("not a Kubernetes quantity: %r" % (text,))
+    return float(match.group(1)) * _SUFFIX[match.group(2)]
+
+
+# Kinds of rule: (Python type of the value, what is allowed, as the second half of a sentence).
+COUNT = (int, "use a whole number of at least 1")
+POSITIVE = (float, "use a number greater than 0")
+SECONDS = (float, "use seconds, 0 or more")
+QUANTITY = (str, "use a Kubernetes quantity greater than 0 such as 500m, 2, 200Mi")
+
+# Whole numbers where 0 switches the feature off.
+OPTIONAL_COUNTS = {
+    "scheduler_cpu_limit": "use whole CPUs, 0 (no limit) or more",
+    "scheduler_cpu_profile_seconds": "use whole seconds, 0 (no profile) or more",
+    "throttle": "use a whole number of hosts, 0 (no limit) or more",
+}
+
+# name (without bench_) -> rule; a tuple of strings is a choice.
+RULES = {
+    "runtime": RUNTIMES,
+    "repeats": COUNT,
+    "nodes": COUNT,
+    "node_cpu": QUANTITY,
+    "node_memory": QUANTITY,
+    "node_pods": COUNT,
+    "jobs": COUNT,
+    "pods_per_job": COUNT,
+    "pod_cpu": QUANTITY,
+    "pod_memory": QUANTITY,
+    "pod_duration": SECONDS,
+    "wait_for": WAIT_FOR,
+    "timeout": POSITIVE,
+    "submit_concurrency": COUNT,
+    "client_qps": POSITIVE,
+    "client_burst": COUNT,
+    "scheduler_api_qps": POSITIVE,
+    "scheduler_api_burst": COUNT,
+    "controller_manager_api_qps": POSITIVE,
+    "controller_manager_api_burst": COUNT,
+}
+RULES.update({name: (int, allowed) for name, allowed in OPTIONAL_COUNTS.items()})
+
+# The workload description: what the load test creates and how it loads the API server.
+WORKLOAD = ("nodes", "node_cpu", "node_memory", "node_pods", "jobs", "pods_per_job", "pod_cpu", "pod_memory",
+            "pod_duration", "wait_for", "timeout", "submit_concurrency", "client_qps", "client_burst")
+
+
+def _number(value, kind):
+    if isinstance(value, bool):
+        raise ValueError
+    if kind is int:
+        if isinstance(value, float) and not value.is_integer():
+            raise ValueError
+        return int(str(value).strip()) if not isinstance(value, (int, float)) else int(value)
+    return float(value)
+
+
+def _allowed(rule, value):
+    """None when ``value`` passes ``rule``, else what is allowed."""
+    if isinstance(rule[0], str):
+        return None if value in rule else "use one of %s" % ", ".join(rule)
+    kind, allowed = rule
+    try:
+        if rule is QUANTITY:
+            ok = parse_quantity(value) > 0
+        else:
+            number = _number(value, kind)
+            ok = number > 0 if rule is POSITIVE else number >= (1 if rule is COUNT else 0)
+    except (TypeError, ValueError):
+        ok = False
+    return None if ok else allowed
+
+
+def problems(values, label="%s", names=None):
+    """One sentence per value that breaks its rule, then the cross checks, in a fixed order.
+
+    ``values`` maps unprefixed names to values (missing names are skipped); ``label`` turns a name into
+    what the user wrote (``bench_%s`` for the play, ``workload.%s`` for the module).
+    """
+    out, bad = [], set()
+    for name in names or RULES:
+        if name in values:
+            allowed = _allowed(RULES[name], values[name])
+            if allowed:
+                bad.add(name)
+                out.append("%s=%r is not allowed: %s" % (label % name, values[name], allowed))
+    sizes = ("pod_cpu", "pod_memory", "node_cpu", "node_memory")
+    if all(name in values and name not in bad for name in sizes):
+        if (parse_quantity(values["pod_cpu"]) > parse_quantity(values["node_cpu"])
+                or parse_quantity(values["pod_memory"]) > parse_quantity(values["node_memory"])):
+            out.append("%s=%s/%s=%s is not allowed: a pod must fit a fake node (%s=%s, %s=%s)" % (
+                label % "pod_cpu", values["pod_cpu"], label % "pod_memory", values["pod_memory"],
+                label % "node_cpu", values["node_cpu"], label % "node_memory", values["node_memory"]))
+    return out
+
+
+def workload_problems(workload):
+    """The problems of the load test's ``workload`` option, named as the module's sub-options."""
+    missing = [name for name in WORKLOAD if name not in (workload or {})]
+    if missing:
+        return ["workload lacks %s" % ", ".join(missing)]
+    return problems(workload, "workload.%s", WORKLOAD)
+
+
+def workload_options():
+    """The ``workload`` option's sub-options for AnsibleModule, from the rules."""
+    types = {int: "int", float: "float", str: "str"}
+    return {name: {"type": "str" if isinstance(RULES[name][0], str) else types[RULES[name][0]], "required": True}
+            for name in WORKLOAD}
+
+
+def capacity_note(workload):
+    """A sentence when the fake nodes cannot hold every pod at once, else None."""
+    per_node = min(
+        parse_quantity(workload["node_cpu"]) // parse_quantity(workload["pod_cpu"]),
+        parse_quantity(workload["node_memory"]) // parse_quantity(workload["pod_memory"]),
+        workload["node_pods"],
+    )
+    total = workload["jobs"] * workload["pods_per_job"]
+    if per_node * workload["nodes"] < total:
+        return ("the fake nodes hold %d pods at once but the load has %d; pods wait for earlier ones to finish"
+                % (per_node * workload["nodes"], total))
+    return None
