@@ -40,26 +40,10 @@ VERSION_SETS = {
         "helm": "v3.16.4",
         "cgroupns_private": True,
     },
-    "legacy-kernel": {
-        "kind": "v0.19.0",
-        "node_image": "kindest/node:v1.27.1",
-        "kubernetes": "v1.32.2",
-        "etcd": "v3.5.16",
-        "kwok": "v0.6.1",
-        "go": "1.23.10",
-        # The batch schedulers, built from their Go modules on the binary runtime.
-        # Volcano v1.11.0, YuniKorn and scheduler-plugins (coscheduling) are refused by
-        # some module proxies: give a mirror first in golang_goproxy (README, "Mirrors").
-        "kueue": "v0.10.1",
-        "volcano": "v1.11.0",
-        "yunikorn": "v1.6.1",
-        # scheduler-plugins v0.32.x pairs with Kubernetes v1.32.
-        "coscheduling": "v0.32.7",
-        # Renders YuniKorn's and coscheduling's charts on the kind runtime.
-        "helm": "v3.16.4",
-        "cgroupns_private": False,
-    },
 }
+# Old kernels (CentOS 7's 3.10) differ only in kind, its node image and the Go that builds that kind.
+VERSION_SETS["legacy-kernel"] = dict(VERSION_SETS["modern"], kind="v0.19.0", node_image="kindest/node:v1.27.1",
+                                     go="1.23.10", cgroupns_private=False)
 
 PIN_PATTERNS = {
     "kind": re.compile(r"^v\d+\.\d+\.\d+$"),

@@ -23,6 +23,11 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
     assert summary["timing_source"] == "audit"
     assert summary["throughput_pods_per_s"] > 0
     assert 0 < summary["latency_ms"]["p50"] <= summary["latency_ms"]["p99"] <= summary["latency_ms"]["max"]
+    # One name from the inventory to the results: bench_<name> is workload.<name> in summary.json and env.json.
+    with open(os.path.join(out, "env.json"), encoding="utf-8") as handle:
+        env = json.load(handle)
+    assert summary["workload"]["jobs"] == 50 and summary["workload"]["submit_concurrency"] == 16
+    assert {name: env["workload"][name] for name in summary["workload"]} == summary["workload"]
 
     with open(os.path.join(out, "pods.csv"), encoding="utf-8") as handle:
         pods = list(csv.DictReader(handle))

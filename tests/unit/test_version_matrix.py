@@ -129,3 +129,28 @@ def test_lab_inventory_pins_match_the_matrix(group):
     assert chosen["name"] == ("modern" if group == "modern" else "legacy-kernel")
     for key, value in group_vars["bench_version_pins"].items():
         assert chosen[key] == value, "%s pins %s=%s, the matrix gives %s" % (group, key, value, chosen[key])
+
+
+def test_role_defaults_repeat_the_modern_set():
+    """Roles keep a literal default (they run on their own too); it must be the matrix's modern pin."""
+    import os
+    import yaml
+    roles = os.path.join(os.path.dirname(__file__), "..", "..", "roles")
+    modern = matrix.VERSION_SETS["modern"]
+
+    def defaults(role):
+        with open(os.path.join(roles, role, "defaults", "main.yml"), encoding="utf-8") as handle:
+            return yaml.safe_load(handle)
+
+    pairs = [
+        (defaults("binary_components")["binary_components_kubernetes_version"], modern["kubernetes"]),
+        (defaults("binary_components")["binary_components_etcd_version"], modern["etcd"]),
+        (defaults("binary_components")["binary_components_kwok_version"], modern["kwok"]),
+        (defaults("golang")["golang_version"], modern["go"]),
+        (defaults("kind")["kind_version"], modern["kind"]),
+        (defaults("kind")["kind_kubectl_version"], modern["kubernetes"]),
+        (defaults("kind_cluster")["kind_cluster_node_image"], modern["node_image"]),
+    ]
+    pairs += [(version, modern[name])
+              for name, version in defaults("scheduler_components")["scheduler_components_versions"].items()]
+    assert [found for found, _ in pairs] == [wanted for _, wanted in pairs]
