@@ -94,15 +94,16 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 try:
-    import matplotlib  # noqa: F401 - only checked here; sched_report imports it when drawing
+    import matplotlib  # noqa: F401 - only checked here; sched_report_render imports it when drawing
     HAS_MATPLOTLIB = True
     MATPLOTLIB_IMPORT_ERROR = None
 except ImportError:
     HAS_MATPLOTLIB = False
     MATPLOTLIB_IMPORT_ERROR = traceback.format_exc()
 
-from ansible.module_utils.sched_report import (
-    CHARTS_DIR, build_report, load_run, render_csv, render_html, render_markdown, render_png)
+from ansible.module_utils.sched_report import build_report
+from ansible.module_utils.sched_report_render import render_csv, render_html, render_markdown, render_png
+from ansible.module_utils.sched_report_run import CHARTS_DIR, load_run
 
 ARGUMENT_SPEC = dict(
     run_dir=dict(type="path", required=True),

@@ -1,4 +1,4 @@
-"""ansible-lint (production profile) and yamllint over the whole project."""
+"""ansible-lint (production profile), yamllint and ruff (ruff.toml) over the whole project."""
 import os
 import subprocess
 import sys
@@ -19,4 +19,9 @@ def test_yamllint_is_clean():
 
 def test_ansible_lint_production_profile_is_clean():
     result = run(os.path.join(BIN, "ansible-lint"), "--nocolor", "--profile", "production")
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+
+
+def test_ruff_is_clean():
+    result = run(os.path.join(BIN, "ruff"), "check", "--no-cache", "--output-format", "concise", ".")
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]

@@ -9,6 +9,8 @@ import matplotlib.image
 import pytest
 
 import sched_report as report
+import sched_report_render as render
+import sched_report_run as run_data
 from report_fixtures import env, summary, write_failed, write_result
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -53,7 +55,7 @@ def fixture_two_hosts(tmp_path):
 
 
 def test_host_table_shows_each_schedulers_numbers(two_hosts):
-    run = report.load_run(str(two_hosts))
+    run = run_data.load_run(str(two_hosts))
     table = host_table(run, "a")
 
     assert [row[0].text for row in table.rows] == ["default", "kueue"]
@@ -71,7 +73,7 @@ def test_host_table_shows_each_schedulers_numbers(two_hosts):
 
 
 def test_host_without_a_scheduler_the_others_ran_shows_it_as_not_run(two_hosts):
-    run = report.load_run(str(two_hosts))
+    run = run_data.load_run(str(two_hosts))
     table = host_table(run, "b")
 
     assert cell(table, "kueue", "Status") == "not run: no results"
@@ -79,7 +81,7 @@ def test_host_without_a_scheduler_the_others_ran_shows_it_as_not_run(two_hosts):
 
 
 def test_fleet_table_gives_median_and_range_across_hosts(two_hosts):
-    run = report.load_run(str(two_hosts))
+    run = run_data.load_run(str(two_hosts))
     table = report.fleet_table(run)
 
     assert cell(table, "default", "Hosts with results") == "2 of 2"
@@ -90,8 +92,8 @@ def test_fleet_table_gives_median_and_range_across_hosts(two_hosts):
 
 
 def test_csv_has_one_row_per_host_and_scheduler_with_raw_numbers(two_hosts):
-    built = report.build_report(report.load_run(str(two_hosts)))
-    rows = list(csv.DictReader(io.StringIO(report.render_csv(built))))
+    built = report.build_report(run_data.load_run(str(two_hosts)))
+    rows = list(csv.DictReader(io.StringIO(render.render_csv(built))))
 
     assert [(row["host"], row["scheduler"]) for row in rows] == [
         ("a", "default"), ("a", "kueue"), ("b", "default"), ("b", "kueue")]
@@ -110,7 +112,7 @@ def test_scheduler_version_shows_in_the_host_table_not_the_host_environment(tmp_
     recorded = env("h", "kueue")
     recorded["versions"]["scheduler"] = {"name": "kueue", "version": "v0.10.1", "knobs": {"api_qps": 1000}}
     write_result(str(tmp_path / "r" / "h" / "kueue"), summary("kueue"), env_doc=recorded)
-    run = report.load_run(str(tmp_path / "r"))
+    run = run_data.load_run(str(tmp_path / "r"))
 
     assert [row[0].text for row in host_table(run, "h").rows] == ["kueue (v0.10.1)"]
     _, same, _ = report.environment_tables(run)
@@ -119,7 +121,7 @@ def test_scheduler_version_shows_in_the_host_table_not_the_host_environment(tmp_
 
 
 def test_environment_puts_what_differs_between_hosts_first(two_hosts):
-    differing, same, without = report.environment_tables(report.load_run(str(two_hosts)))
+    differing, same, without = report.environment_tables(run_data.load_run(str(two_hosts)))
 
     assert differing.headers == ["Field", "a", "b"]
     assert [cell.text for cell in row_of(differing, "system.kernel")] == ["system.kernel", "6.1.0", "3.10.0"]
@@ -136,7 +138,7 @@ def test_missing_metrics_read_n_a_everywhere(tmp_path):
     del partial_summary["timing_source"]
     write_result(str(tmp_path / "r" / "h" / "default"), partial_summary, None, None)
 
-    run = report.load_run(str(tmp_path / "r"))
+    run = run_data.load_run(str(tmp_path / "r"))
     built = report.build_report(run)
     table = host_table(run, "h")
 
@@ -146,7 +148,7 @@ def test_missing_metrics_read_n_a_everywhere(tmp_path):
     assert cell(table, "default", "p50 (ms)") == "12"
     row = csv_row(built, "h", "default")
     assert row["makespan_s"] == "" and row["scheduler_cpu_s"] == "" and row["latency_p50_ms"] == 12
-    assert "No pods-bound timeline was recorded on this host." in report.render_markdown(built)
+    assert "No pods-bound timeline was recorded on this host." in render.render_markdown(built)
     latency = next(chart for chart in built.charts if chart.file_name == "latency.png")
     assert latency.series == {"p50": [12.0], "p90": [None], "p99": [None], "max": [None]}
     assert render_valid_png(latency)
@@ -162,10 +164,10 @@ def test_failed_host_and_failed_scheduler_are_marked_with_their_reason(tmp_path)
     write_failed(str(run_dir / "bad"), "Fail the host when a scheduler failed", "1 of 2 schedulers failed on bad",
                  {"default": {"task": "Run the load test", "msg": "timed out after 300s\nwaiting for pods"}})
 
-    run = report.load_run(str(run_dir))
+    run = run_data.load_run(str(run_dir))
     built = report.build_report(run)
     table = host_table(run, "bad")
-    markdown = report.render_markdown(built)
+    markdown = render.render_markdown(built)
 
     assert cell(table, "default", "Status") == "failed: Run the load test: timed out after 300s waiting for pods"
     assert cell(table, "default", "Pods bound / expected") == "90 / 150"
@@ -181,14 +183,14 @@ def test_failed_host_and_failed_scheduler_are_marked_with_their_reason(tmp_path)
     assert cell(report.fleet_table(run), "default", "Pods bound") == "150"
     assert built.summary["failed_hosts"] == ["bad"]
     assert built.summary["not_complete"] == ["bad/default", "bad/kueue"]
-    assert '<td class="bad">failed: Run the load test' in report.render_html(built)
+    assert '<td class="bad">failed: Run the load test' in render.render_html(built)
 
 
 def test_scheduler_failure_recorded_only_in_env_json_is_shown(tmp_path):
     write_result(str(tmp_path / "r" / "h" / "volcano"), None, None,
                  env("h", "volcano", outcome={"task": "Deploy volcano", "msg": "image pull failed"}))
 
-    table = host_table(report.load_run(str(tmp_path / "r")), "h")
+    table = host_table(run_data.load_run(str(tmp_path / "r")), "h")
 
     assert cell(table, "volcano", "Status") == "failed: Deploy volcano: image pull failed"
 
@@ -197,7 +199,7 @@ def test_scheduler_without_a_summary_or_with_an_incomplete_one(tmp_path):
     write_result(str(tmp_path / "r" / "h" / "default"), None, None, env("h"))
     write_result(str(tmp_path / "r" / "h" / "kueue"),
                  summary("kueue", pods_bound=60, complete=False, reason="timed out after 300s"), (20, 60))
-    run = report.load_run(str(tmp_path / "r"))
+    run = run_data.load_run(str(tmp_path / "r"))
     table = host_table(run, "h")
 
     assert cell(table, "default", "Status") == "not run: no summary.json"
@@ -221,7 +223,7 @@ def write_three_repeats(scheduler_dir, throughputs=(100.0, 130.0, 110.0), makesp
 
 def test_three_repeats_give_median_and_min_max(tmp_path):
     write_three_repeats(str(tmp_path / "r" / "h" / "default"))
-    run = report.load_run(str(tmp_path / "r"))
+    run = run_data.load_run(str(tmp_path / "r"))
     built = report.build_report(run)
     table = host_table(run, "h")
 
@@ -238,7 +240,7 @@ def test_three_repeats_give_median_and_min_max(tmp_path):
 
 def test_repeats_chart_draws_the_repeat_with_the_median_makespan(tmp_path):
     write_three_repeats(str(tmp_path / "r" / "h" / "default"))
-    built = report.build_report(report.load_run(str(tmp_path / "r")))
+    built = report.build_report(run_data.load_run(str(tmp_path / "r")))
 
     bound = next(chart for chart in built.charts if chart.file_name == "bound-h.png")
     # Makespans 1.5, 1.2, 1.4: the median is repeat 3's.
@@ -250,7 +252,7 @@ def test_repeats_chart_draws_the_repeat_with_the_median_makespan(tmp_path):
 
 def test_incomplete_repeat_is_left_out_of_the_median(tmp_path):
     write_three_repeats(str(tmp_path / "r" / "h" / "default"), completes=(True, False, True))
-    table = host_table(report.load_run(str(tmp_path / "r")), "h")
+    table = host_table(run_data.load_run(str(tmp_path / "r")), "h")
 
     assert cell(table, "default", "Mean throughput (pods/s)") == "105 (100–110)"
     assert cell(table, "default", "Status") == "partial (2/3 repeats complete): repeat 2: timed out"
@@ -263,8 +265,8 @@ def test_compare_to_adds_the_change_to_every_number(tmp_path, two_hosts):
                          latency={"p50": 50.0, "p90": 89.8, "p99": 100.0, "max": 132.8, "mean": 53.4}),
                  (150,), env("a"))
     write_result(str(earlier / "b" / "default"), summary(throughput=100.0), (150,), env("b"))
-    run = report.load_run(str(two_hosts))
-    previous = report.load_run(str(earlier))
+    run = run_data.load_run(str(two_hosts))
+    previous = run_data.load_run(str(earlier))
     table = host_table(run, "a", previous)
 
     assert cell(table, "default", "Mean throughput (pods/s)") == "120 Δ +20.0%"
@@ -280,11 +282,11 @@ def test_compare_to_adds_the_change_to_every_number(tmp_path, two_hosts):
     built = report.build_report(run, previous)
     row = csv_row(built, "a", "default")
     assert (row["throughput_pods_per_s_previous"], row["throughput_pods_per_s_change_pct"]) == (100, 20.0)
-    assert "Δ is the change against run r1" in report.render_markdown(built)
+    assert "Δ is the change against run r1" in render.render_markdown(built)
 
 
 def render_valid_png(chart):
-    data = report.render_png(chart)
+    data = render.render_png(chart)
     assert data.startswith(PNG_SIGNATURE)
     pixels = matplotlib.image.imread(io.BytesIO(data), format="png")
     assert pixels.shape[:2] == (450, 800)
@@ -294,7 +296,7 @@ def render_valid_png(chart):
 
 
 def test_every_chart_is_a_valid_png_with_the_expected_series(two_hosts):
-    built = report.build_report(report.load_run(str(two_hosts)))
+    built = report.build_report(run_data.load_run(str(two_hosts)))
     charts = {chart.file_name: chart for chart in built.charts}
 
     assert sorted(charts) == ["bound-a.png", "bound-b.png", "latency.png", "throughput.png"]
@@ -311,9 +313,9 @@ def test_every_chart_is_a_valid_png_with_the_expected_series(two_hosts):
 
 
 def test_markdown_and_html_reference_the_charts_relatively(two_hosts):
-    built = report.build_report(report.load_run(str(two_hosts)))
-    markdown = report.render_markdown(built)
-    page = report.render_html(built)
+    built = report.build_report(run_data.load_run(str(two_hosts)))
+    markdown = render.render_markdown(built)
+    page = render.render_html(built)
 
     for chart in built.charts:
         assert "](report-charts/%s)" % chart.file_name in markdown
@@ -326,7 +328,7 @@ def test_latency_chart_switches_to_a_log_scale_for_queueing_schedulers(tmp_path)
     write_result(str(tmp_path / "r" / "h" / "kueue"),
                  summary("kueue", latency={"p50": 5000.0, "p90": 9000.0, "p99": 12000.0, "max": 15000.0}))
 
-    assert report.latency_chart(report.load_run(str(tmp_path / "r"))).log_scale
+    assert report.latency_chart(run_data.load_run(str(tmp_path / "r"))).log_scale
 
 
 def test_host_names_unsafe_for_file_names_get_distinct_chart_files():
@@ -337,10 +339,10 @@ def test_host_names_unsafe_for_file_names_get_distinct_chart_files():
 def test_loading_skips_partial_fetches_and_the_reports_own_charts(tmp_path):
     write_result(str(tmp_path / "r" / "h" / "default"), summary())
     write_result(str(tmp_path / "r" / "h" / "kueue.partial"), summary("kueue"))
-    (tmp_path / "r" / report.CHARTS_DIR).mkdir()
-    (tmp_path / "r" / report.CHARTS_DIR / "latency.png").write_bytes(b"")
+    (tmp_path / "r" / run_data.CHARTS_DIR).mkdir()
+    (tmp_path / "r" / run_data.CHARTS_DIR / "latency.png").write_bytes(b"")
 
-    run = report.load_run(str(tmp_path / "r"))
+    run = run_data.load_run(str(tmp_path / "r"))
 
     assert list(run.hosts) == ["h"]
     assert run.scheduler_names == ["default"]
@@ -351,7 +353,7 @@ def test_unreadable_summary_is_reported_not_raised(tmp_path):
     directory.mkdir(parents=True)
     (directory / "summary.json").write_text("{not json")
 
-    table = host_table(report.load_run(str(tmp_path / "r")), "h")
+    table = host_table(run_data.load_run(str(tmp_path / "r")), "h")
 
     assert cell(table, "default", "Status").startswith("unreadable: summary.json is unreadable")
 
@@ -359,20 +361,20 @@ def test_unreadable_summary_is_reported_not_raised(tmp_path):
 def test_a_directory_without_results_is_refused(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(ValueError, match="holds no benchmark results"):
-        report.load_run(str(tmp_path / "empty"))
+        run_data.load_run(str(tmp_path / "empty"))
 
 
 def test_timeline_rows_that_do_not_parse_are_skipped():
     text = "second,created,created_total,bound,bound_total\n0,5,5,3,3\nx,1,1,1,1\n1,0,5,2,5\n"
-    assert report.parse_timeline(text) == [(0, 3), (1, 5)]
+    assert run_data.parse_timeline(text) == [(0, 3), (1, 5)]
 
 
 @pytest.mark.parametrize("stat, text", [
-    (report.Stat(None, None, None, 0), "n/a"),
-    (report.Stat(150.0, 150.0, 150.0, 1), "150"),
-    (report.Stat(1.246296, 1.246296, 1.246296, 1), "1.246"),
-    (report.Stat(12345.6, 12000.0, 13000.0, 3), "12346 (12000–13000)"),
-    (report.Stat(2.0, 2.0, 2.0, 3), "2"),
+    (run_data.Stat(None, None, None, 0), "n/a"),
+    (run_data.Stat(150.0, 150.0, 150.0, 1), "150"),
+    (run_data.Stat(1.246296, 1.246296, 1.246296, 1), "1.246"),
+    (run_data.Stat(12345.6, 12000.0, 13000.0, 3), "12346 (12000–13000)"),
+    (run_data.Stat(2.0, 2.0, 2.0, 3), "2"),
 ])
 def test_format_stat(stat, text):
     assert report.format_stat(stat) == text
@@ -415,10 +417,10 @@ def test_report_playbook_writes_the_report_of_a_run_dir(tmp_path):
     assert "not run: host failed at Prepare the Go toolchain: module proxy: connection refused" in markdown
     rows = list(csv.DictReader((run_dir / "report.csv").open()))
     assert [(row["host"], row["status"]) for row in rows] == [("broken", "not run"), ("good", "complete")]
-    charts = sorted(os.listdir(run_dir / report.CHARTS_DIR))
+    charts = sorted(os.listdir(run_dir / run_data.CHARTS_DIR))
     assert charts == ["bound-good.png", "latency.png", "throughput.png"]
     for name in charts:
-        image = matplotlib.image.imread(str(run_dir / report.CHARTS_DIR / name))
+        image = matplotlib.image.imread(str(run_dir / run_data.CHARTS_DIR / name))
         assert image.shape[:2] == (450, 800)
 
     again = run_report_playbook("-e", "bench_report_run_dir=%s" % run_dir,
