@@ -19,9 +19,9 @@ from concurrent.futures import ThreadPoolExecutor
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "module_utils"))
 
-from sched_client import RateLimiter, api_client, create_workload, drain  # noqa: E402
-from sched_workloads import Target, workload  # noqa: E402
-from kubernetes import client as k8s_client  # noqa: E402
+from kubernetes import client as k8s_client  # noqa: E402 - importable once sys.path has module_utils
+from sched_client import RateLimiter, api_client, create_workload, drain  # noqa: E402 - importable once sys.path has module_utils
+from sched_workloads import Target, workload  # noqa: E402 - importable once sys.path has module_utils
 
 
 def playbook(workspace, state, port):

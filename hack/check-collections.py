@@ -5,9 +5,9 @@ The pinned ansible package bundles them; Ansible Galaxy is not needed (and may
 not be reachable from lab networks).
 """
 import json
+import os
 import subprocess
 import sys
-import os
 
 import yaml
 

@@ -61,11 +61,11 @@ options:
       pods_per_job: {description: Pods of each job; all of a job's pods run at once., type: int, required: true}
       pod_cpu: {description: CPU request (and limit) of each pod., type: str, required: true}
       pod_memory: {description: Memory request (and limit) of each pod., type: str, required: true}
-      pod_duration: {description: Seconds a pod runs on its fake node before kwok completes it., type: float, required: true}
+      pod_duration: {description: Seconds a pod runs before kwok completes it., type: float, required: true}
       wait_for: {description: Wait until every pod is C(bound) or has C(completed)., type: str, required: true}
       timeout: {description: Seconds to wait for the fake nodes and then for the pods., type: float, required: true}
       submit_concurrency: {description: Parallel requests while creating nodes and jobs., type: int, required: true}
-      client_qps: {description: Client-side rate limit for creating objects (requests a second)., type: float, required: true}
+      client_qps: {description: Client-side rate limit (requests a second)., type: float, required: true}
       client_burst: {description: Client-side burst for the rate limit., type: int, required: true}
   audit_log:
     description: Path of the API server's audit log on this host (rotated backups beside it are read too).
@@ -132,7 +132,10 @@ summary:
     submit_rate_jobs_per_s: 410.2
     timing_source: audit
     complete: true
-    scheduler_cost: {cpu_seconds: 3.2, peak_rss_mb: 61.5, processes: [{name: kube-scheduler, pid: 4242, cpu_seconds: 3.2, peak_rss_mb: 61.5}]}
+    scheduler_cost:
+      cpu_seconds: 3.2
+      peak_rss_mb: 61.5
+      processes: [{name: kube-scheduler, pid: 4242, cpu_seconds: 3.2, peak_rss_mb: 61.5}]
 files:
   description: Paths of the files written.
   returned: when not in check mode
@@ -148,9 +151,9 @@ import os
 import signal
 import traceback
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible.module_utils import sched_rules as rules
 from ansible.module_utils import sched_workloads as workloads
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 try:
     from ansible.module_utils.sched_client import error_text
@@ -227,13 +230,13 @@ def main():
         test.watch.stop()
         try:
             files, summary = test.write_results(False, error)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
             error += "; partial results could not be written either: %s" % exc
     cleanup_problem = None
     if params["cleanup"]:
         try:
             cleanup_problem = test.cleanup()
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
             cleanup_problem = error_text(exc)
 
     result = dict(changed=True, summary=summary, files=files, note=note, cleanup_problem=cleanup_problem)

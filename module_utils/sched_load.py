@@ -13,14 +13,21 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from kubernetes import client as k8s_client
-
 from ansible.module_utils import sched_cost as cost
 from ansible.module_utils import sched_metrics as metrics
 from ansible.module_utils import sched_workloads as workloads
 from ansible.module_utils.sched_client import (
-    PodWatch, RateLimiter, api_client, create_workload, drain, error_text, is_status, read_json)
+    PodWatch,
+    RateLimiter,
+    api_client,
+    create_workload,
+    drain,
+    error_text,
+    is_status,
+    read_json,
+)
 from ansible.module_utils.sched_progress import ProgressFile
+from kubernetes import client as k8s_client
 
 POD_FIELDS = ["job", "pod", "node", "created", "bound", "latency_ms"]
 TIMELINE_FIELDS = ["second", "created", "created_total", "bound", "bound_total"]
@@ -67,7 +74,7 @@ class LoadTest:
         try:
             drain(self.core.read_namespace(self.p["namespace"], _preload_content=False))
             return True
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
             if is_status(exc, 404):
                 return False
             raise
@@ -89,7 +96,7 @@ class LoadTest:
             try:
                 drain(self.core.read_namespaced_service_account("default", name, _preload_content=False))
                 return
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
                 if not is_status(exc, 404):
                     raise
             time.sleep(0.2)
@@ -111,7 +118,7 @@ class LoadTest:
                 try:
                     plurals[api_version] = workloads.plurals(read_json(self.custom.get_api_resources(
                         group, version, _preload_content=False, _request_timeout=30)))
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
                     raise LoadTestError("API %s is not served (are its CRDs applied?): %s"
                                         % (api_version, error_text(exc))) from exc
             if kind not in plurals[api_version]:
@@ -120,7 +127,7 @@ class LoadTest:
             try:
                 drain(self.custom.create_namespaced_custom_object(
                     group, version, namespace, plurals[api_version][kind], body, _preload_content=False))
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
                 raise LoadTestError("could not create %s %s in namespace %s: %s"
                                     % (kind, name, namespace, error_text(exc))) from exc
 
@@ -132,7 +139,7 @@ class LoadTest:
             try:
                 drain(self.core.create_node(workloads.fake_node(name, self.target, self.w), _preload_content=False))
                 return name, None
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
                 return name, exc
 
         for name, exc in pool.map(create, names):
@@ -173,7 +180,7 @@ class LoadTest:
             try:
                 create_workload(self.batch, self.custom, namespace, objects)
                 return None
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
                 return "%s: %s" % (objects[-1][1]["metadata"]["name"], error_text(exc))
 
         self.submit_start = time.monotonic()
@@ -273,13 +280,13 @@ class LoadTest:
             try:
                 drain(self.core.delete_namespace(self.p["namespace"], propagation_policy="Background",
                                                  _preload_content=False))
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
                 if not is_status(exc, 404):
                     problems.append("namespace %s: %s" % (self.p["namespace"], error_text(exc)))
         for name in self.created_nodes:
             try:
                 drain(self.core.delete_node(name, _preload_content=False))
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
                 if not is_status(exc, 404):
                     problems.append("node %s: %s" % (name, error_text(exc)))
         if self.created_namespace and not problems:

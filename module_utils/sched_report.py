@@ -13,7 +13,16 @@ import re
 from dataclasses import dataclass
 
 from ansible.module_utils.sched_report_run import (
-    CHARTS_DIR, LATENCY_KEYS, METRIC, METRICS, NOT_AVAILABLE, Stat, describe_failure, stat_of)
+    CHARTS_DIR,
+    LATENCY_KEYS,
+    METRIC,
+    METRICS,
+    NOT_AVAILABLE,
+    Stat,
+    describe_failure,
+    stat_of,
+)
+
 
 # ---------------------------------------------------------------------------
 # Aggregation
@@ -200,7 +209,7 @@ HOST_TABLE_HEADERS = ["Scheduler", "Pods bound / expected"] + [metric.label for 
 def host_table(run, host, previous=None):
     rows = []
     for scheduler, result in run.hosts[host].schedulers.items():
-        def change(metric):
+        def change(metric, scheduler=scheduler):
             return host_change(run, previous, host, scheduler, metric) if previous else None
         name = "%s (%s)" % (scheduler, result.version) if result.version else scheduler
         row = [Cell(name), pods_cell(result, change(METRIC["pods_bound"]))]

@@ -9,6 +9,7 @@ import math
 
 from ansible.module_utils.sched_report import Heading, Image, LineChart, Paragraph, Table
 
+
 # ---------------------------------------------------------------------------
 # Renderers: text in, text out
 # ---------------------------------------------------------------------------

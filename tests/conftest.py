@@ -10,8 +10,8 @@ for sub in ("module_utils", "filter_plugins", "library", "action_plugins"):
 
 # Modules in library/ import the project's module_utils as ansible.module_utils.<name>,
 # as Ansible ships them; let the unit tests import those modules the same way.
-import importlib  # noqa: E402
-import pkgutil  # noqa: E402
+import importlib  # noqa: E402 - after sys.path has the project's directories
+import pkgutil  # noqa: E402 - after sys.path has the project's directories
 
 _pending = [info.name for info in pkgutil.iter_modules([os.path.join(ROOT, "module_utils")])]
 while _pending:  # a module imports its siblings as ansible.module_utils.<name>: those first

@@ -11,10 +11,9 @@ import signal
 import time
 import uuid
 
+from conftest import failure_text, processes_mentioning, run_playbook
 from kubernetes import client as k8s_client
 from sched_client import api_client, read_json
-
-from conftest import failure_text, processes_mentioning, run_playbook
 
 
 def cluster_objects(kubeconfig):

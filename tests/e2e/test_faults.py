@@ -9,10 +9,9 @@ import time
 
 import ansible_runner
 import pytest
+from conftest import ROOT, failure_text, processes_mentioning, run_playbook, runner_env
 from kubernetes import client as k8s_client
 from sched_client import api_client, read_json
-
-from conftest import ROOT, failure_text, processes_mentioning, run_playbook, runner_env
 
 # Slow the scheduler down (5 bindings a second) so that there is a "mid-run" to hit.
 SLOW = dict(bench_nodes=5, bench_jobs=40, bench_pods_per_job=3, bench_scheduler_api_qps=5,

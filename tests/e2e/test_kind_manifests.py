@@ -28,11 +28,10 @@ import time
 
 import pytest
 import yaml
+from conftest import MIRROR_GO, failure_text, go_mirror_env, mirror_vars, processes_mentioning, run_playbook
 from kubernetes import config as k8s_config
 from kubernetes import dynamic
 from kubernetes.dynamic.exceptions import NotFoundError
-
-from conftest import MIRROR_GO, ROOT, failure_text, go_mirror_env, mirror_vars, processes_mentioning, run_playbook
 
 VERSIONS = {"kueue": "v0.10.1", "volcano": "v1.11.0"}
 # The schedulers that ship Helm charts: YuniKorn's from a chart repository (the mirror's, served

@@ -18,7 +18,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import mirror_vars, processes_mentioning
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

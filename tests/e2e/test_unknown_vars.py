@@ -11,7 +11,6 @@ import sys
 
 import pytest
 import yaml
-
 from conftest import ROOT, processes_mentioning
 
 BIN = os.path.dirname(sys.executable)

@@ -1,7 +1,6 @@
 """The playbook-level variable checks (filter_plugins/bench_checks.py)."""
-import pytest
-
 import bench_checks
+import pytest
 
 GOOD = dict(
     bench_runtime="binary", bench_schedulers=["default"], bench_repeats=1, bench_nodes=20, bench_node_cpu="32",
@@ -138,6 +137,7 @@ def test_runtime_schedulers_match_the_scheduler_roles_task_files():
     """Every runtime-scheduler pair the checks accept has its deploy tasks, and no task file is left out."""
     import glob
     import os
+
     import sched_rules
     tasks = os.path.join(os.path.dirname(__file__), "..", "..", "roles", "scheduler", "tasks")
     present = {os.path.basename(path)[:-4] for path in glob.glob(os.path.join(tasks, "*.yml"))}
@@ -150,6 +150,7 @@ def test_runtime_schedulers_match_the_scheduler_roles_task_files():
 
 def test_workload_names_are_bench_variables_with_defaults():
     import os
+
     import yaml
     defaults = os.path.join(os.path.dirname(__file__), "..", "..", "roles", "bench", "defaults", "main.yml")
     with open(defaults, encoding="utf-8") as handle:

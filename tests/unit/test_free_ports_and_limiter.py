@@ -2,9 +2,8 @@
 import random
 import socket
 
-import pytest
-
 import bench_free_ports
+import pytest
 from sched_client import RateLimiter
 
 

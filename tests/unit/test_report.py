@@ -7,7 +7,6 @@ import sys
 
 import matplotlib.image
 import pytest
-
 import sched_report as report
 import sched_report_render as render
 import sched_report_run as run_data

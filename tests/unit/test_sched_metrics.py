@@ -2,7 +2,6 @@
 import json
 
 import pytest
-
 import sched_metrics as m
 
 NS = "bench"

@@ -1,6 +1,5 @@
 """Option checks and object builders of the load test."""
 import pytest
-
 import sched_rules as rules
 import sched_workloads as w
 
@@ -71,8 +70,8 @@ def test_the_play_and_the_module_share_the_rules():
 
 
 def test_module_documents_every_workload_field_with_its_type():
-    import yaml
     import sched_loadtest
+    import yaml
     documented = yaml.safe_load(sched_loadtest.DOCUMENTATION)["options"]["workload"]["suboptions"]
     assert list(documented) == list(rules.WORKLOAD)
     assert {name: spec["type"] for name, spec in documented.items()} == {

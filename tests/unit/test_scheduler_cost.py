@@ -2,7 +2,6 @@
 import os
 
 import pytest
-
 import sched_cost as cost
 
 STAT = "{pid} (vc-scheduler) S 1 {pid} {pid} 0 -1 4194560 9000 0 12 0 {utime} {stime} 0 0 20 0 14 0 4242 1 2 3\n"

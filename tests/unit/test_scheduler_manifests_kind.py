@@ -4,7 +4,6 @@ import copy
 import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
-
 from test_scheduler_manifests import manifests
 
 # The shape of the upstream releases: a webhook Service selecting the controller that mounts

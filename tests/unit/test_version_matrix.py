@@ -134,6 +134,7 @@ def test_lab_inventory_pins_match_the_matrix(group):
 def test_role_defaults_repeat_the_modern_set():
     """Roles keep a literal default (they run on their own too); it must be the matrix's modern pin."""
     import os
+
     import yaml
     roles = os.path.join(os.path.dirname(__file__), "..", "..", "roles")
     modern = matrix.VERSION_SETS["modern"]

@@ -365,7 +365,7 @@ def chart_release(text, namespace):
     """A chart's rendered objects (helm template) as helm install creates them: the release namespace
     first, then every object, the namespaced ones in that namespace unless the chart names another."""
     try:
-        docs = [doc for doc in yaml.load_all(str(text), Loader=_LOADER) if isinstance(doc, dict)]  # noqa: S506
+        docs = [doc for doc in yaml.load_all(str(text), Loader=_LOADER) if isinstance(doc, dict)]  # noqa: S506 - _LOADER is a safe loader
     except yaml.YAMLError as exc:
         raise AnsibleFilterError("the rendered chart is not YAML (%s)" % str(exc).splitlines()[0]) from exc
     namespace = str(namespace)  # a plain str: the YAML dumper cannot write Ansible's tagged strings
