@@ -10,6 +10,9 @@ CASES = [
     ("unknown scheduler", {"bench_schedulers": ["default", "kube-batch"]},
      "bench_schedulers contains 'kube-batch', which is not allowed"),
     ("unknown runtime", {"bench_runtime": "minikube"}, "bench_runtime"),
+    ("scheduler the runtime cannot run",
+     {"bench_runtime": "external", "bench_external_kubeconfig": "/nonexistent", "bench_schedulers": ["volcano"]},
+     "bench_schedulers contains 'volcano', which the external runtime cannot run: use default"),
     ("external without a kubeconfig", {"bench_runtime": "external"},
      "bench_external_kubeconfig= is not allowed: with bench_runtime=external it must be the path of a kubeconfig"),
     ("external kubeconfig that does not exist",
@@ -56,11 +59,18 @@ def test_bad_input_fails_first_with_one_line(tmp_path, bench_vars, extra, expect
 
 
 def test_load_test_module_rejects_a_missing_kubeconfig(tmp_path):
+    import json
+
+    import yaml
+    from sched_rules import WORKLOAD
+    with open(os.path.join(ROOT, "roles", "bench", "defaults", "main.yml"), encoding="utf-8") as handle:
+        defaults = yaml.safe_load(handle)
     out = tmp_path / "out"
+    args = {"kubeconfig": str(tmp_path / "missing.kubeconfig"), "output_dir": str(out),
+            "workload": {name: defaults["bench_" + name] for name in WORKLOAD}}
     result = subprocess.run(
         [os.path.join(os.path.dirname(sys.executable), "ansible"), "localhost", "-i",
-         os.path.join(ROOT, "inventories", "local"), "-m", "sched_loadtest",
-         "-a", "kubeconfig=%s output_dir=%s" % (tmp_path / "missing.kubeconfig", out)],
+         os.path.join(ROOT, "inventories", "local"), "-m", "sched_loadtest", "-a", json.dumps(args)],
         cwd=ROOT, env=dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg")),
         capture_output=True, text=True, check=False)
     assert result.returncode != 0
