@@ -46,6 +46,7 @@ docker:
 ## base-image: build the local Debian systemd image the molecule scenarios run on
 base-image: docker
 	hack/base-image.sh
+	hack/base-image.sh nopython
 
 ## bench-loadgen: how fast the load generator submits jobs (no scheduler running)
 bench-loadgen: setup

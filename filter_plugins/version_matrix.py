@@ -60,6 +60,55 @@ PIN_PATTERNS = {
 }
 
 
+# The CPython installed on hosts without a Python >= PYTHON_MIN_VERSION (CentOS 7 has 2.7
+# and 3.6): a python-build-standalone "install_only" build, relocatable and built for glibc
+# 2.17, unpacked into the user's cache directory. "<CPython version>+<build release>".
+PYTHON_BOOTSTRAP_VERSION = "3.12.12+20251031"
+# ansible-core 2.19 runs modules on Python 3.8+, the load test's kubernetes client needs 3.9+.
+PYTHON_MIN_VERSION = "3.9"
+# sha256 of each bootstrap tarball by "<version>-<arch>" (arch as uname -m prints it). These
+# are the release's published sums as recorded in rules_python's python/versions.bzl (the
+# release assets cannot be downloaded from the machines this was written on); a tarball
+# without an entry here or in bench_python_bootstrap_checksums is never downloaded.
+PYTHON_BOOTSTRAP_SHA256 = {
+    "3.12.12+20251031-x86_64": "80c3882f14e15cef8260ef5257d198e8f4371ca265887431d939e0d561de3253",
+    "3.12.12+20251031-aarch64": "81b644d166e0bfb918615af8a2363f8fcf26eccdcc60a5334b6a62c088470bac",
+}
+_PYTHON_BOOTSTRAP_VERSION_RE = re.compile(r"^(\d+\.\d+\.\d+)(?:\+([A-Za-z0-9._-]+))?$")
+
+
+def python_bootstrap(arch, version="", url_template="", checksums=None):
+    """What the Python bootstrap of a host with this architecture downloads.
+
+    ``version`` is "<CPython version>+<build release>" (empty: PYTHON_BOOTSTRAP_VERSION);
+    ``url_template`` has the fields {version}, {release} and {arch}; ``checksums`` adds to or
+    overrides PYTHON_BOOTSTRAP_SHA256. Returns version, arch, url, file (the tarball's name),
+    dir (its directory name under the cache), sha256 ('' when no sum is known) and
+    min_version (the oldest Python the toolkit runs on).
+    """
+    version = str(version or PYTHON_BOOTSTRAP_VERSION)
+    match = _PYTHON_BOOTSTRAP_VERSION_RE.match(version)
+    if not match:
+        raise AnsibleFilterError("bench_python_bootstrap_version=%r is not allowed: use <CPython version>+<build "
+                                 "release> such as %s" % (version, PYTHON_BOOTSTRAP_VERSION))
+    table = dict(PYTHON_BOOTSTRAP_SHA256)
+    table.update({str(key): str(value).strip().lower() for key, value in (checksums or {}).items()})
+    key = "%s-%s" % (version, arch)
+    url = (str(url_template).replace("{version}", match.group(1)).replace("{release}", match.group(2) or "")
+           .replace("{arch}", str(arch)))
+    return {
+        "version": version,
+        "python_version": match.group(1),
+        "arch": str(arch),
+        "key": key,
+        "url": url,
+        "file": url.rstrip("/").rsplit("/", 1)[-1],
+        "dir": key,
+        "sha256": table.get(key, ""),
+        "min_version": PYTHON_MIN_VERSION,
+    }
+
+
 def kernel_version(release):
     """(major, minor) from a kernel release such as 3.10.0-1160.el7.x86_64."""
     match = re.match(r"^(\d+)\.(\d+)", str(release))
@@ -121,4 +170,5 @@ def version_set_problem(kernel_release, pins=None):
 
 class FilterModule:
     def filters(self):
-        return {"version_set": version_set, "version_set_problem": version_set_problem, "has_cgroupns": has_cgroupns}
+        return {"version_set": version_set, "version_set_problem": version_set_problem, "has_cgroupns": has_cgroupns,
+                "python_bootstrap": python_bootstrap}

@@ -15,7 +15,7 @@ TAIL_LINES = 80
 
 
 def test_every_scenario_is_collected():
-    assert {"docker", "golang", "kind", "registry", "kind_cluster", "fleet"} <= set(SCENARIOS)
+    assert {"docker", "golang", "kind", "registry", "kind_cluster", "fleet", "python_bootstrap"} <= set(SCENARIOS)
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

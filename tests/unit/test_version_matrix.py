@@ -117,7 +117,7 @@ def test_unreadable_kernel_releases_are_refused(kernel):
 
 def test_filters_are_registered():
     filters = matrix.FilterModule().filters()
-    assert set(filters) == {"version_set", "version_set_problem", "has_cgroupns"}
+    assert set(filters) == {"version_set", "version_set_problem", "has_cgroupns", "python_bootstrap"}
 
 
 @pytest.mark.parametrize("group", ["modern", "centos7"])
