@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import functools
 import glob
+import ipaddress
 import os
 import re
 import sys
@@ -17,8 +18,10 @@ import sys
 import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from sched_rules import RULES, RUNTIME_SCHEDULERS, SCHEDULERS, WORKLOAD, problems  # noqa: E402 - module_utils is not a package here
+from version_matrix import PIN_PATTERNS, VERSION_SETS  # noqa: E402 - importable once sys.path has filter_plugins
 
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 URL = re.compile(r"^https?://[^\s/$.?#][^\s]*$")
@@ -26,7 +29,7 @@ MODULE_PATTERN = re.compile(r"^[A-Za-z0-9._~/*?\[\]-]+$")
 
 # What bench_problems checks besides the rules table (module_utils/sched_rules.py).
 OTHER_CHECKED = ("schedulers", "run_id", "port_range_start", "port_range_end", "scheduler_gogc",
-                 "scheduler_gomemlimit")
+                 "scheduler_gomemlimit", "listen_address", "allow_remote_access", "version_pins")
 GROUPS = {"checked": tuple(RULES) + OTHER_CHECKED, "workload": WORKLOAD}
 
 
@@ -83,6 +86,80 @@ def _problems(v):
     if value not in (None, "") and not re.match(r"^(off|\d+(B|KiB|MiB|GiB|TiB)?)$", str(value)):
         yield ("bench_scheduler_gomemlimit=%r is not allowed: use a size such as 2GiB or 512MiB, or leave it empty"
                % (value,))
+    yield from _listen_problems(v)
+    yield from version_pin_problems(v.get("bench_version_pins"))
+
+
+BOOLEANS = {True: True, False: False, "true": True, "false": False, "yes": True, "no": False, "1": True, "0": False}
+
+
+def _boolean(value):
+    """True/False from a boolean as YAML or the command line gives it; KeyError for anything else."""
+    return BOOLEANS[value.lower() if isinstance(value, str) else value]
+
+
+def _listen_problems(v):
+    """bench_listen_address must be an IP address; one that other machines can reach needs the opt-in."""
+    address = v.get("bench_listen_address", "127.0.0.1")
+    allow = v.get("bench_allow_remote_access", False)
+    try:
+        allow = _boolean(allow)
+    except (KeyError, TypeError):
+        yield "bench_allow_remote_access=%r is not allowed: use true or false" % (allow,)
+        return
+    try:
+        ip = ipaddress.ip_address(str(address))
+    except ValueError:
+        yield "bench_listen_address=%r is not allowed: use an IP address such as 127.0.0.1" % (address,)
+        return
+    if not ip.is_loopback and not allow:
+        yield ("bench_listen_address=%s is not allowed: it is not a loopback address, so other machines could reach "
+               "the cluster's ports; keep 127.0.0.1, or set bench_allow_remote_access: true to open them on purpose "
+               "(every listener still requires a client certificate)" % (address,))
+
+
+def version_pin_problems(pins, name="bench_version_pins"):
+    """One sentence per pin that is not a pin of the version matrix or does not look like one."""
+    if pins in (None, ""):
+        return []
+    if not isinstance(pins, dict):
+        return ["%s=%r is not allowed: use a mapping of pins such as {kind: v0.27.0, kubernetes: v1.32.2}"
+                % (name, pins)]
+    problems = []
+    for key in sorted(pins, key=str):
+        value = pins[key]
+        if value in (None, ""):
+            continue
+        if key not in PIN_PATTERNS:
+            problems.append("%s=%s is not allowed: unknown version pin %s; allowed: %s"
+                            % (name, dict(pins), key, ", ".join(sorted(PIN_PATTERNS))))
+        elif not PIN_PATTERNS[key].match(str(value)):
+            problems.append("%s=%s is not allowed: version pin %s=%r is malformed (expected like %s)"
+                            % (name, dict(pins), key, value, VERSION_SETS["modern"][key]))
+    return problems
+
+
+def results_dir_problem(path, name="bench_results_dir"):
+    """A sentence when the controller cannot keep results in ``path``: it must be a directory it can write, or
+    a path it can create (the nearest existing parent a writable directory). Empty when it can."""
+    path = os.path.abspath(os.path.expanduser(str(path)))
+    if os.path.exists(path):
+        if not os.path.isdir(path):
+            return "%s=%s is not allowed: it is a file, not a directory; use a directory for the results" % (name, path)
+        if not os.access(path, os.W_OK | os.X_OK):
+            return ("%s=%s is not allowed: this user (uid %d) cannot write in it; use a directory it can write"
+                    % (name, path, os.getuid()))
+        return ""
+    parent = os.path.dirname(path)
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        return ("%s=%s is not allowed: it cannot be created, %s is a file, not a directory; use a directory for "
+                "the results" % (name, path, parent))
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return ("%s=%s is not allowed: it cannot be created, this user (uid %d) cannot write in %s; use a "
+                "directory it can write" % (name, path, os.getuid(), parent))
+    return ""
 
 
 def _goproxy_entries(value):
@@ -185,4 +262,5 @@ class FilterModule:
         return {"bench_problems": bench_problems, "bench_variables": bench_variables,
                 "runtime_schedulers": runtime_schedulers, "goproxy_problem": goproxy_problem,
                 "goproxy_file_paths": goproxy_file_paths, "module_patterns_problem": module_patterns_problem,
+                "results_dir_problem": results_dir_problem, "version_pin_problems": version_pin_problems,
                 "unknown_knobs_of_hosts": unknown_knobs_of_hosts}

@@ -159,12 +159,14 @@ def version_set(kernel_release, pins=None):
     return chosen
 
 
-def version_set_problem(kernel_release, pins=None):
-    """The sentence version_set would fail with, or an empty string."""
+def version_set_problem(kernel_release, pins=None, name="bench_version_pins"):
+    """The sentence version_set would fail with, naming ``name`` (the variable that holds the pins) and its
+    value, or an empty string."""
     try:
         version_set(kernel_release, pins)
     except AnsibleFilterError as exc:
-        return str(exc.message if hasattr(exc, "message") else exc)
+        reason = str(exc.message if hasattr(exc, "message") else exc)
+        return "%s=%s is not allowed: %s" % (name, dict(pins or {}), reason) if pins and name else reason
     return ""
 
 

@@ -22,8 +22,16 @@ CASES = [
     ("negative nodes", {"bench_nodes": -2}, "bench_nodes=-2 is not allowed"),
     ("zero timeout", {"bench_timeout": 0}, "bench_timeout=0 is not allowed"),
     ("pod larger than a node", {"bench_pod_cpu": "64"}, "a pod must fit a fake node"),
-    ("malformed version pin", {"bench_version_pins": {"kind": "latest"}}, "version pin kind='latest' is malformed"),
-    ("unknown version pin", {"bench_version_pins": {"kernel": "v1.0.0"}}, "unknown version pin kernel"),
+    ("malformed version pin", {"bench_version_pins": {"kind": "latest"}},
+     "bench_version_pins={'kind': 'latest'} is not allowed: version pin kind='latest' is malformed"),
+    ("unknown version pin", {"bench_version_pins": {"kernel": "v1.0.0"}},
+     "bench_version_pins={'kernel': 'v1.0.0'} is not allowed: unknown version pin kernel"),
+    ("version pins not a mapping", {"bench_version_pins": "kind=v0.27.0"},
+     "bench_version_pins='kind=v0.27.0' is not allowed: use a mapping"),
+    ("listen address open to the network without the opt-in", {"bench_listen_address": "0.0.0.0"},
+     "bench_listen_address=0.0.0.0 is not allowed: it is not a loopback address"),
+    ("listen address not an IP address", {"bench_listen_address": "lab-01"},
+     "bench_listen_address='lab-01' is not allowed: use an IP address"),
     ("kind too new for the kernel",
      {"bench_kernel_release": "3.10.0-1160.el7.x86_64", "bench_version_pins": {"kind": "v0.27.0"}},
      "kind v0.27.0 cannot run on kernel 3.10.0-1160.el7.x86_64"),
@@ -55,6 +63,24 @@ def test_bad_input_fails_first_with_one_line(tmp_path, bench_vars, extra, expect
     # Nothing was created anywhere: no workspace, cache, results or process.
     for path in (bench_vars["bench_workspace"], str(cache), bench_vars["bench_results_dir"]):
         assert not os.path.exists(path), path
+    assert processes_mentioning(bench_vars["bench_workspace"]) == []
+
+
+@pytest.mark.parametrize("layout", ["file", "under-a-file"])
+def test_results_dir_that_cannot_hold_results_is_named(tmp_path, bench_vars, layout):
+    """Found bad only when used (the results are fetched minutes later): checked first, naming the variable."""
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the results directory should be\n")
+    results = blocker if layout == "file" else blocker / "results"
+    extravars = dict(bench_vars, bench_results_dir=str(results), bench_cache_dir=str(tmp_path / "cache"))
+    runner = run_playbook(tmp_path, "bench.yml", extravars, label="results")
+    assert runner.rc != 0
+    failures = [line for line in failure_text(runner).splitlines() if line.strip()]
+    assert failures and "bench_results_dir=%s is not allowed" % results in failures[0], failures
+    assert "is a file, not a directory" in failures[0], failures
+    for path in (bench_vars["bench_workspace"], str(tmp_path / "cache")):
+        assert not os.path.exists(path), path
+    assert blocker.read_text() == "a file where the results directory should be\n"
     assert processes_mentioning(bench_vars["bench_workspace"]) == []
 
 

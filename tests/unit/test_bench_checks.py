@@ -1,4 +1,6 @@
 """The playbook-level variable checks (filter_plugins/bench_checks.py)."""
+import os
+
 import bench_checks
 import pytest
 
@@ -157,3 +159,52 @@ def test_workload_names_are_bench_variables_with_defaults():
         names = set(yaml.safe_load(handle))
     assert set(bench_checks.bench_variables("workload")) <= names
     assert set(bench_checks.bench_variables("checked")) - names == set()
+
+
+@pytest.mark.parametrize("changes,needle", [
+    ({"bench_listen_address": "0.0.0.0"}, "bench_listen_address=0.0.0.0 is not allowed: it is not a loopback address"),
+    ({"bench_listen_address": "10.1.2.3", "bench_allow_remote_access": "false"},
+     "set bench_allow_remote_access: true"),
+    ({"bench_listen_address": "lab-01"}, "bench_listen_address='lab-01' is not allowed: use an IP address"),
+    ({"bench_allow_remote_access": "maybe"}, "bench_allow_remote_access='maybe' is not allowed: use true or false"),
+    ({"bench_version_pins": {"kind": "latest"}},
+     "bench_version_pins={'kind': 'latest'} is not allowed: version pin kind='latest' is malformed"),
+    ({"bench_version_pins": {"kernel": "v1.0.0"}}, "bench_version_pins={'kernel': 'v1.0.0'} is not allowed: unknown"),
+    ({"bench_version_pins": "kind=v0.27.0"}, "bench_version_pins='kind=v0.27.0' is not allowed: use a mapping"),
+])
+def test_listen_address_and_pins_are_named(changes, needle):
+    found = problems(**changes)
+    assert found and needle in found[0], found
+
+
+@pytest.mark.parametrize("address,allow", [("127.0.0.1", False), ("127.0.0.2", False), ("::1", False),
+                                           ("0.0.0.0", True), ("10.1.2.3", "true"), ("192.168.0.5", "yes")])
+def test_loopback_or_the_opt_in_is_accepted(address, allow):
+    assert problems(bench_listen_address=address, bench_allow_remote_access=allow) == []
+
+
+def test_good_pins_are_accepted():
+    assert problems(bench_version_pins={"kind": "v0.19.0", "go": "1.23.10", "etcd": ""}) == []
+
+
+def test_results_dir_that_exists_or_can_be_created_is_fine(tmp_path):
+    assert bench_checks.results_dir_problem(str(tmp_path)) == ""
+    assert bench_checks.results_dir_problem(str(tmp_path / "a" / "b")) == ""
+
+
+def test_results_dir_that_is_a_file_is_named(tmp_path):
+    (tmp_path / "f").write_text("x")
+    assert bench_checks.results_dir_problem(str(tmp_path / "f")) == (
+        "bench_results_dir=%s is not allowed: it is a file, not a directory; use a directory for the results"
+        % (tmp_path / "f"))
+    problem = bench_checks.results_dir_problem(str(tmp_path / "f" / "sub"))
+    assert problem.startswith("bench_results_dir=%s is not allowed: it cannot be created, %s is a file"
+                              % (tmp_path / "f" / "sub", tmp_path / "f")), problem
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes everywhere")
+def test_results_dir_without_write_permission_is_named(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    assert "cannot write in" in bench_checks.results_dir_problem(str(locked / "results"))
+    assert "cannot write in it" in bench_checks.results_dir_problem(str(locked))
