@@ -9,7 +9,6 @@ import ssl
 import time
 
 import pytest
-
 from conftest import failure_text, processes_mentioning, run_playbook
 
 HEALTH_PATHS = ("/healthz", "/health", "/readyz", "/livez")
@@ -67,7 +66,7 @@ def _get(host, port, path, context=None, timeout=5):
 
 
 def _tls(ca=None, cert=None, key=None):
-    context = ssl.create_default_context(cafile=ca) if ca else ssl._create_unverified_context()  # noqa: S323
+    context = ssl.create_default_context(cafile=ca) if ca else ssl._create_unverified_context()  # noqa: S323 - only asks whether the port answers; the certificate is not trusted for anything
     if not ca:
         context.check_hostname = False
     if cert:
