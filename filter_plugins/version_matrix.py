@@ -61,6 +61,20 @@ VERSION_SETS = {
     },
 }
 
+# sha256 of every binary the toolkit can download, by tool and then "<version>-<arch>": the one table
+# (the kind and golang roles read their defaults from it; kind_checksums, kind_kubectl_checksums and
+# golang_tarball_checksums override it per host). A download without an entry is refused before it
+# starts, one whose file does not match stops the run naming the file and both sums. Fill an entry from
+# the release's own checksum file (kind: <binary URL>.sha256sum; kubectl: <binary URL>.sha256; Go: the
+# sums on its download page) after checking it. Empty here: the default is to build kind and kubectl from
+# their Go modules (kind_install_method=go), which go.sum and the checksum database verify, and Go comes
+# through GOTOOLCHAIN from the module proxy, verified the same way.
+DOWNLOAD_SHA256 = {
+    "kind": {},
+    "kubectl": {},
+    "go": {},
+}
+
 PIN_PATTERNS = {
     "kind": re.compile(r"^v\d+\.\d+\.\d+$"),
     "kubernetes": re.compile(r"^v\d+\.\d+\.\d+$"),
@@ -137,6 +151,14 @@ def version_set_problem(kernel_release, pins=None, name="bench_version_pins"):
     return ""
 
 
+def download_checksums(tool):
+    """The sha256 entries of DOWNLOAD_SHA256 for ``tool`` (kind, kubectl or go), by "<version>-<arch>"."""
+    if tool not in DOWNLOAD_SHA256:
+        raise AnsibleFilterError("no download table for %r; tables: %s" % (tool, ", ".join(sorted(DOWNLOAD_SHA256))))
+    return dict(DOWNLOAD_SHA256[tool])
+
+
 class FilterModule:
     def filters(self):
-        return {"version_set": version_set, "version_set_problem": version_set_problem, "has_cgroupns": has_cgroupns}
+        return {"version_set": version_set, "version_set_problem": version_set_problem, "has_cgroupns": has_cgroupns,
+                "download_checksums": download_checksums}

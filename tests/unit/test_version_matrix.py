@@ -2,6 +2,8 @@
 import importlib.util
 import pathlib
 
+import re
+
 import pytest
 from ansible.errors import AnsibleFilterError
 
@@ -122,7 +124,7 @@ def test_unreadable_kernel_releases_are_refused(kernel):
 
 def test_filters_are_registered():
     filters = matrix.FilterModule().filters()
-    assert set(filters) == {"version_set", "version_set_problem", "has_cgroupns"}
+    assert set(filters) == {"version_set", "version_set_problem", "has_cgroupns", "download_checksums"}
 
 
 @pytest.mark.parametrize("group", ["modern", "centos7"])
@@ -134,3 +136,13 @@ def test_lab_inventory_pins_match_the_matrix(group):
     assert chosen["name"] == ("modern" if group == "modern" else "legacy-kernel")
     for key, value in group_vars["bench_version_pins"].items():
         assert chosen[key] == value, "%s pins %s=%s, the matrix gives %s" % (group, key, value, chosen[key])
+
+
+def test_download_checksums_come_from_the_one_table():
+    assert set(matrix.DOWNLOAD_SHA256) == {"kind", "kubectl", "go"}
+    for tool, table in matrix.DOWNLOAD_SHA256.items():
+        assert matrix.download_checksums(tool) == table
+        for key, value in table.items():
+            assert re.match(r"^v?\d+\.\d+(\.\d+)?-(amd64|arm64)$", key) and re.match(r"^[0-9a-f]{64}$", value)
+    with pytest.raises(AnsibleFilterError):
+        matrix.download_checksums("helm")
