@@ -45,6 +45,28 @@ VERSION_SETS = {
 VERSION_SETS["legacy-kernel"] = dict(VERSION_SETS["modern"], kind="v0.19.0", node_image="kindest/node:v1.27.1",
                                      go="1.23.10", cgroupns_private=False)
 
+# sha256 of every binary the toolkit can download, by tool and then "<version>-<arch>": the one table
+# (the kind and golang roles read their defaults from it; kind_checksums, kind_kubectl_checksums and
+# golang_tarball_checksums override it per host). A download without an entry is refused before it
+# starts, one whose file does not match stops the run naming the file and both sums. Fill an entry from
+# the release's own checksum file (kind: <binary URL>.sha256sum; kubectl: <binary URL>.sha256; Go: the
+# sums on its download page) after checking it. Empty here: the default is to build kind and kubectl from
+# their Go modules (kind_install_method=go), which go.sum and the checksum database verify, and Go comes
+# through GOTOOLCHAIN from the module proxy, verified the same way.
+DOWNLOAD_SHA256 = {
+    "kind": {},
+    "kubectl": {},
+    "go": {},
+    # The Python bootstrap's tarballs, by "<version>-<arch>" (arch as uname -m prints it): the
+    # release's published sums as recorded in rules_python's python/versions.bzl (the release assets
+    # cannot be downloaded from the machines this was written on); bench_python_bootstrap_checksums
+    # adds to them per host.
+    "python": {
+        "3.12.12+20251031-x86_64": "80c3882f14e15cef8260ef5257d198e8f4371ca265887431d939e0d561de3253",
+        "3.12.12+20251031-aarch64": "81b644d166e0bfb918615af8a2363f8fcf26eccdcc60a5334b6a62c088470bac",
+    },
+}
+
 PIN_PATTERNS = {
     "kind": re.compile(r"^v\d+\.\d+\.\d+$"),
     "kubernetes": re.compile(r"^v\d+\.\d+\.\d+$"),
@@ -66,14 +88,6 @@ PIN_PATTERNS = {
 PYTHON_BOOTSTRAP_VERSION = "3.12.12+20251031"
 # ansible-core 2.19 runs modules on Python 3.8+, the load test's kubernetes client needs 3.9+.
 PYTHON_MIN_VERSION = "3.9"
-# sha256 of each bootstrap tarball by "<version>-<arch>" (arch as uname -m prints it). These
-# are the release's published sums as recorded in rules_python's python/versions.bzl (the
-# release assets cannot be downloaded from the machines this was written on); a tarball
-# without an entry here or in bench_python_bootstrap_checksums is never downloaded.
-PYTHON_BOOTSTRAP_SHA256 = {
-    "3.12.12+20251031-x86_64": "80c3882f14e15cef8260ef5257d198e8f4371ca265887431d939e0d561de3253",
-    "3.12.12+20251031-aarch64": "81b644d166e0bfb918615af8a2363f8fcf26eccdcc60a5334b6a62c088470bac",
-}
 _PYTHON_BOOTSTRAP_VERSION_RE = re.compile(r"^(\d+\.\d+\.\d+)(?:\+([A-Za-z0-9._-]+))?$")
 
 
@@ -82,7 +96,7 @@ def python_bootstrap(arch, version="", url_template="", checksums=None):
 
     ``version`` is "<CPython version>+<build release>" (empty: PYTHON_BOOTSTRAP_VERSION);
     ``url_template`` has the fields {version}, {release} and {arch}; ``checksums`` adds to or
-    overrides PYTHON_BOOTSTRAP_SHA256. Returns version, arch, url, file (the tarball's name),
+    overrides DOWNLOAD_SHA256["python"]. Returns version, arch, url, file (the tarball's name),
     dir (its directory name under the cache), sha256 ('' when no sum is known) and
     min_version (the oldest Python the toolkit runs on).
     """
@@ -91,7 +105,7 @@ def python_bootstrap(arch, version="", url_template="", checksums=None):
     if not match:
         raise AnsibleFilterError("bench_python_bootstrap_version=%r is not allowed: use <CPython version>+<build "
                                  "release> such as %s" % (version, PYTHON_BOOTSTRAP_VERSION))
-    table = dict(PYTHON_BOOTSTRAP_SHA256)
+    table = dict(DOWNLOAD_SHA256["python"])
     table.update({str(key): str(value).strip().lower() for key, value in (checksums or {}).items()})
     key = "%s-%s" % (version, arch)
     url = (str(url_template).replace("{version}", match.group(1)).replace("{release}", match.group(2) or "")
@@ -170,7 +184,14 @@ def version_set_problem(kernel_release, pins=None, name="bench_version_pins"):
     return ""
 
 
+def download_checksums(tool):
+    """The sha256 entries of DOWNLOAD_SHA256 for ``tool`` (kind, kubectl or go), by "<version>-<arch>"."""
+    if tool not in DOWNLOAD_SHA256:
+        raise AnsibleFilterError("no download table for %r; tables: %s" % (tool, ", ".join(sorted(DOWNLOAD_SHA256))))
+    return dict(DOWNLOAD_SHA256[tool])
+
+
 class FilterModule:
     def filters(self):
         return {"version_set": version_set, "version_set_problem": version_set_problem, "has_cgroupns": has_cgroupns,
-                "python_bootstrap": python_bootstrap}
+                "python_bootstrap": python_bootstrap, "download_checksums": download_checksums}

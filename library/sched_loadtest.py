@@ -90,6 +90,11 @@ options:
       - While the test runs, its progress (phase, counts, elapsed, ETA) is written to this JSON file, at most once a
         second; the C(bench_async_wait) action shows it when the module runs asynchronously.
     type: path
+  pid_file:
+    description:
+      - The module's process ID is written here while it runs (and removed when it ends), so that a teardown
+        after the controller died can stop it like the cluster's processes.
+    type: path
   scheduler_pid_files:
     description:
       - Pid files of the scheduler's processes. Their CPU time and peak resident memory are read from /proc
@@ -176,7 +181,24 @@ ARGUMENT_SPEC = dict(
     namespace_objects=dict(type="list", elements="dict", default=[]),
     scheduler_pid_files=dict(type="list", elements="path", default=[]),
     progress_file=dict(type="path"),
+    pid_file=dict(type="path"),
 )
+
+
+def write_pid_file(path):
+    if path:
+        tmp = "%s.%d.tmp" % (path, os.getpid())
+        with open(tmp, "w", encoding="ascii") as handle:
+            handle.write("%d\n" % os.getpid())
+        os.replace(tmp, path)
+
+
+def remove_pid_file(path):
+    if path:
+        try:
+            os.remove(path)
+        except FileNotFoundError:
+            pass
 
 
 def main():
@@ -218,8 +240,9 @@ def main():
     def interrupted(signum, _frame):
         raise LoadTestError("interrupted by signal %d" % signum)
 
-    # Stopped from outside (an interrupted wait for the asynchronous task): keep what was measured.
+    # Stopped from outside (an interrupted wait for the asynchronous task, a teardown): keep what was measured.
     signal.signal(signal.SIGTERM, interrupted)
+    write_pid_file(params.get("pid_file"))
     try:
         files, summary = test.run()
     except LoadTestError as exc:
@@ -239,6 +262,7 @@ def main():
         except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
             cleanup_problem = error_text(exc)
 
+    remove_pid_file(params.get("pid_file"))
     result = dict(changed=True, summary=summary, files=files, note=note, cleanup_problem=cleanup_problem)
     test.progress.finish("failed" if error or (summary and not summary["complete"]) else "complete")
     if error:

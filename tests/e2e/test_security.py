@@ -9,7 +9,7 @@ import ssl
 import time
 
 import pytest
-from conftest import failure_text, processes_mentioning, run_playbook
+from conftest import failure_text, processes_mentioning, run_playbook, task_results
 
 HEALTH_PATHS = ("/healthz", "/health", "/readyz", "/livez")
 PROBE_PATHS = HEALTH_PATHS + ("/", "/metrics", "/debug/pprof/", "/debug/pprof/profile?seconds=1", "/version",
@@ -157,3 +157,49 @@ def test_listening_sockets_are_read_from_proc(tmp_path):
         server.listen()
         port = server.getsockname()[1]
         assert ("127.0.0.1", port, os.getpid()) in listening_sockets([os.getpid()])
+
+
+def _own_address():
+    """A non-loopback IPv4 address of this machine, or None."""
+    import socket
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))   # no packet is sent: this only picks the outgoing address
+            address = probe.getsockname()[0]
+        except OSError:
+            return None
+    return None if ipaddress.ip_address(address).is_loopback else address
+
+
+def test_remote_access_on_purpose_says_what_is_open_and_still_authenticates(tmp_path, bench_vars):
+    address = _own_address()
+    if address is None:
+        pytest.skip("this machine has no non-loopback IPv4 address")
+    extravars = dict(bench_vars, bench_listen_address=address, bench_allow_remote_access=True)
+    runner = run_playbook(tmp_path, "playbooks/cluster.yml", extravars, label="remote")
+    try:
+        assert runner.rc == 0, failure_text(runner)
+        said = [event["res"]["msg"] for event in task_results(runner, "Report which ports are open to the network")
+                if "msg" in event.get("res", {})]
+        assert len(said) == 1, said
+        output = said[0]
+        cluster = os.path.join(bench_vars["bench_workspace"], "clusters", "bench")
+        with open(os.path.join(cluster, "state.json"), encoding="utf-8") as handle:
+            ports = json.load(handle)["ports"]
+        assert ("listens on %s (reachable from other machines): etcd %d (clients) and %d (peers)"
+                % (address, ports["etcd_client"], ports["etcd_peer"])) in output, output[-3000:]
+        assert "kube-apiserver %d" % ports["apiserver"] in output
+        assert "On 127.0.0.1 only: kube-controller-manager %d" % ports["controller_manager"] in output
+        pids = [pid for pid, _cmd in processes_mentioning(bench_vars["bench_workspace"])]
+        listeners = listening_sockets(pids)
+        remote = sorted(port for host, port, _pid in listeners if host == address)
+        assert remote == sorted([ports["etcd_client"], ports["etcd_peer"], ports["apiserver"]]), listeners
+        assert all(host in (address, "127.0.0.1") for host, _port, _pid in listeners), listeners
+        assert unauthenticated_answers([entry for entry in listeners if entry[0] == address]) == []
+    finally:
+        down = dict(bench_vars, bench_cluster_state="absent", bench_listen_address=address,
+                    bench_allow_remote_access=True)
+        down.pop("bench_run_id")
+        stopped = run_playbook(tmp_path, "playbooks/cluster.yml", down, label="remote-down")
+        assert stopped.rc == 0, failure_text(stopped)
+        assert processes_mentioning(bench_vars["bench_workspace"]) == []

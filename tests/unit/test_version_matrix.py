@@ -1,6 +1,7 @@
 """The compatibility matrix (filter_plugins/version_matrix.py)."""
 import importlib.util
 import pathlib
+import re
 
 import pytest
 from ansible.errors import AnsibleFilterError
@@ -122,7 +123,7 @@ def test_unreadable_kernel_releases_are_refused(kernel):
 
 def test_filters_are_registered():
     filters = matrix.FilterModule().filters()
-    assert set(filters) == {"version_set", "version_set_problem", "has_cgroupns", "python_bootstrap"}
+    assert set(filters) == {"version_set", "version_set_problem", "has_cgroupns", "python_bootstrap", "download_checksums"}
 
 
 @pytest.mark.parametrize("group", ["modern", "centos7"])
@@ -160,3 +161,14 @@ def test_role_defaults_repeat_the_modern_set():
     pairs += [(version, modern[name])
               for name, version in defaults("scheduler_components")["scheduler_components_versions"].items()]
     assert [found for found, _ in pairs] == [wanted for _, wanted in pairs]
+
+
+def test_download_checksums_come_from_the_one_table():
+    assert set(matrix.DOWNLOAD_SHA256) == {"kind", "kubectl", "go", "python"}
+    keys = {"python": r"^\d+\.\d+\.\d+\+\d+-(x86_64|aarch64)$"}
+    for tool, table in matrix.DOWNLOAD_SHA256.items():
+        assert matrix.download_checksums(tool) == table
+        for key, value in table.items():
+            assert re.match(keys.get(tool, r"^v?\d+\.\d+(\.\d+)?-(amd64|arm64)$"), key) and re.match(r"^[0-9a-f]{64}$", value)
+    with pytest.raises(AnsibleFilterError):
+        matrix.download_checksums("helm")

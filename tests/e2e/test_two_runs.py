@@ -1,0 +1,144 @@
+"""Two runs on one host (issue 11): a run holds the host's lock for its whole life, a second run stops at
+once naming it, a lock whose run died is taken over; a controller killed with SIGKILL mid-run leaves
+processes that `make teardown` finds from their pid files, and the next run works."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+from conftest import ROOT, failure_text, processes_mentioning, run_playbook, task_results
+from test_faults import SLOW, start_async, wait_until_binding
+
+SMALL = dict(bench_nodes=5, bench_jobs=10, bench_pods_per_job=1, bench_pod_duration=1, bench_timeout=180)
+
+
+def lock_file(bench_vars):
+    return os.path.join(bench_vars["bench_workspace"], "run.lock")
+
+
+def read_lock(bench_vars):
+    with open(lock_file(bench_vars), encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def summary(bench_vars, run_id):
+    path = os.path.join(bench_vars["bench_results_dir"], run_id, "localhost", "default", "summary.json")
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def test_a_second_run_on_the_host_fails_fast_naming_the_first(tmp_path, bench_vars):
+    first = dict(bench_vars, **SMALL)
+    thread, runner = start_async(tmp_path, first, "first")
+    deadline = time.monotonic() + 600
+    while not os.path.exists(lock_file(bench_vars)):
+        assert time.monotonic() < deadline and runner.status not in ("successful", "failed"), failure_text(runner)
+        time.sleep(0.2)
+    holder = read_lock(bench_vars)
+    assert holder["run_id"] == first["bench_run_id"]
+    assert holder["controller"] == socket.gethostname()
+
+    second = dict(bench_vars, bench_run_id=bench_vars["bench_run_id"] + "-second", **SMALL)
+    started = time.monotonic()
+    runner2 = run_playbook(tmp_path, "bench.yml", second, label="second")
+    took = time.monotonic() - started
+    print("the second run stopped after %.1f s" % took)
+    assert runner2.rc != 0
+    failed = [event["event_data"] for event in runner2.events if event.get("event") == "runner_on_failed"]
+    assert failed and failed[0]["task"] == "Hold the host's run lock", failure_text(runner2)
+    message = failed[0]["res"]["msg"]
+    for part in ("run %s" % first["bench_run_id"], "controller %s" % socket.gethostname(),
+                 "pid %s" % holder["pid"], "started %s" % holder["started"], "bench_workspace"):
+        assert part in message, message
+    # Nothing of the second run was built or started, and its failure names the holder.
+    assert task_results(runner2, "Start the load test against default") == []
+    with open(os.path.join(bench_vars["bench_results_dir"], second["bench_run_id"], "localhost", "failed.json"),
+              encoding="utf-8") as handle:
+        assert first["bench_run_id"] in json.load(handle)["msg"]
+    # The first run still holds the lock, and completes untouched.
+    if runner.status not in ("successful", "failed"):
+        assert read_lock(bench_vars)["run_id"] == first["bench_run_id"]
+    thread.join(900)
+    assert runner.rc == 0, failure_text(runner)
+    done = summary(bench_vars, first["bench_run_id"])
+    assert done["complete"] is True and done["pods_bound"] == SMALL["bench_jobs"], done
+    assert not os.path.exists(lock_file(bench_vars))
+    assert processes_mentioning(bench_vars["bench_workspace"]) == []
+
+
+def dead_pid():
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def test_a_stale_lock_is_taken_over_with_a_warning(tmp_path, bench_vars):
+    os.makedirs(bench_vars["bench_workspace"])
+    stale = {"run_id": "dead-run", "controller": socket.gethostname(), "pid": dead_pid(), "user": "someone",
+             "started": "2026-11-30T01:02:03Z"}
+    with open(lock_file(bench_vars), "w", encoding="utf-8") as handle:
+        json.dump(stale, handle)
+    runner = run_playbook(tmp_path, "bench.yml", dict(bench_vars, **SMALL), label="stale")
+    assert runner.rc == 0, failure_text(runner)
+    output = runner.stdout.read()
+    assert "took over the stale run lock" in output and "run dead-run" in output, output[-3000:]
+    assert not os.path.exists(lock_file(bench_vars))
+
+
+def process_runs(pid):
+    try:
+        with open("/proc/%d/stat" % pid, encoding="ascii") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def test_teardown_after_the_controller_is_killed_stops_every_process(tmp_path, bench_vars):
+    extravars = dict(bench_vars, **SLOW)
+    thread, runner = start_async(tmp_path, extravars, "killed")
+    wait_until_binding(runner, bench_vars["bench_workspace"])
+    run_dir = os.path.join(bench_vars["bench_workspace"], "clusters", "bench", "run")
+    assert os.path.exists(os.path.join(run_dir, "loadtest.pid")), os.listdir(run_dir)
+    controller = [pid for pid, cmdline in processes_mentioning(str(tmp_path / "runner-killed"))
+                  if "ansible-playbook" in cmdline]
+    assert controller
+    for pid in controller:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    thread.join(120)
+    # The cluster, the scheduler and the load test run on without their controller.
+    left = processes_mentioning(bench_vars["bench_workspace"])
+    names = " ".join(cmdline for _pid, cmdline in left)
+    assert "etcd" in names and "kube-scheduler" in names, left
+    with open(os.path.join(run_dir, "loadtest.pid"), encoding="ascii") as handle:
+        loadtest_pid = int(handle.read())
+    assert process_runs(loadtest_pid), "the load test ended before the teardown"
+    print("left running after SIGKILL: %d processes and the load test" % len(left))
+    # Results of an earlier run in the same results directory stay as they are.
+    earlier = os.path.join(bench_vars["bench_results_dir"], "earlier", "localhost", "default")
+    os.makedirs(earlier)
+    with open(os.path.join(earlier, "summary.json"), "w", encoding="utf-8") as handle:
+        handle.write('{"complete": true}\n')
+    down = dict(bench_vars)
+    down.pop("bench_run_id")
+    teardown = subprocess.run(
+        ["make", "teardown", "ARGS=" + " ".join("-e %s=%s" % item for item in down.items())],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=600)
+    assert teardown.returncode == 0, teardown.stdout[-3000:] + teardown.stderr[-2000:]
+    assert "removed the run lock" in teardown.stdout + teardown.stderr, teardown.stderr[-3000:]
+    assert processes_mentioning(bench_vars["bench_workspace"]) == []
+    assert not process_runs(loadtest_pid)
+    assert not os.path.exists(lock_file(bench_vars))
+    with open(os.path.join(earlier, "summary.json"), encoding="utf-8") as handle:
+        assert handle.read() == '{"complete": true}\n'
+    # The next run needs no manual step.
+    again = dict(bench_vars, bench_run_id=bench_vars["bench_run_id"] + "-next", **SMALL)
+    runner = run_playbook(tmp_path, "bench.yml", again, label="next")
+    assert runner.rc == 0, failure_text(runner)
+    assert summary(bench_vars, again["bench_run_id"])["complete"] is True
+    assert processes_mentioning(bench_vars["bench_workspace"]) == []
