@@ -184,6 +184,34 @@ def version_set_problem(kernel_release, pins=None, name="bench_version_pins"):
     return ""
 
 
+# Go's (and the release files') name for each machine architecture Ansible reports.
+GO_ARCH = {"x86_64": "amd64", "aarch64": "arm64", "arm64": "arm64", "ppc64le": "ppc64le", "s390x": "s390x"}
+
+# k8s.io/kubernetes replaces its staging modules with ./staging, so it cannot be built with `go
+# install`; a build module requires it and points each staging module at its published v0.x
+# release instead (the set of Kubernetes v1.32).
+KUBERNETES_STAGING = (
+    "api", "apiextensions-apiserver", "apimachinery", "apiserver", "cli-runtime", "client-go", "cloud-provider",
+    "cluster-bootstrap", "code-generator", "component-base", "component-helpers", "controller-manager", "cri-api",
+    "cri-client", "csi-translation-lib", "dynamic-resource-allocation", "endpointslice", "externaljwt", "kms",
+    "kube-aggregator", "kube-controller-manager", "kube-proxy", "kube-scheduler", "kubectl", "kubelet", "metrics",
+    "mount-utils", "pod-security-admission", "sample-apiserver", "sample-cli-plugin", "sample-controller",
+)
+
+
+def go_arch(machine):
+    """Go's name for ``machine`` as ansible_architecture gives it (x86_64 -> amd64); others unchanged."""
+    return GO_ARCH.get(str(machine), str(machine))
+
+
+def kubernetes_staging_replaces(kubernetes_version):
+    """(module, version) pairs that replace k8s.io/kubernetes' staging modules for ``kubernetes_version``."""
+    version = str(kubernetes_version)
+    if not PIN_PATTERNS["kubernetes"].match(version):
+        raise AnsibleFilterError("%r is not a Kubernetes release such as v1.32.2" % version)
+    return [["k8s.io/" + module, "v0." + version.split(".", 1)[1]] for module in KUBERNETES_STAGING]
+
+
 def download_checksums(tool):
     """The sha256 entries of DOWNLOAD_SHA256 for ``tool`` (kind, kubectl or go), by "<version>-<arch>"."""
     if tool not in DOWNLOAD_SHA256:
@@ -194,4 +222,5 @@ def download_checksums(tool):
 class FilterModule:
     def filters(self):
         return {"version_set": version_set, "version_set_problem": version_set_problem, "has_cgroupns": has_cgroupns,
-                "python_bootstrap": python_bootstrap, "download_checksums": download_checksums}
+                "python_bootstrap": python_bootstrap, "download_checksums": download_checksums, "go_arch": go_arch,
+                "kubernetes_staging_replaces": kubernetes_staging_replaces}

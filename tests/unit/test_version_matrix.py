@@ -123,7 +123,8 @@ def test_unreadable_kernel_releases_are_refused(kernel):
 
 def test_filters_are_registered():
     filters = matrix.FilterModule().filters()
-    assert set(filters) == {"version_set", "version_set_problem", "has_cgroupns", "python_bootstrap", "download_checksums"}
+    assert set(filters) == {"version_set", "version_set_problem", "has_cgroupns", "python_bootstrap", "download_checksums",
+                            "go_arch", "kubernetes_staging_replaces"}
 
 
 @pytest.mark.parametrize("group", ["modern", "centos7"])
@@ -172,3 +173,17 @@ def test_download_checksums_come_from_the_one_table():
             assert re.match(keys.get(tool, r"^v?\d+\.\d+(\.\d+)?-(amd64|arm64)$"), key) and re.match(r"^[0-9a-f]{64}$", value)
     with pytest.raises(AnsibleFilterError):
         matrix.download_checksums("helm")
+
+
+@pytest.mark.parametrize("machine,arch", [("x86_64", "amd64"), ("aarch64", "arm64"), ("arm64", "arm64"), ("riscv64", "riscv64")])
+def test_go_arch_is_the_release_files_name(machine, arch):
+    assert matrix.go_arch(machine) == arch
+
+
+def test_staging_modules_are_replaced_at_the_matching_v0_release():
+    replaces = matrix.kubernetes_staging_replaces("v1.32.2")
+    assert ["k8s.io/client-go", "v0.32.2"] in replaces and ["k8s.io/kubectl", "v0.32.2"] in replaces
+    assert {version for _, version in replaces} == {"v0.32.2"}
+    assert len(replaces) == len(set(module for module, _ in replaces)) == len(matrix.KUBERNETES_STAGING)
+    with pytest.raises(AnsibleFilterError, match="not a Kubernetes release"):
+        matrix.kubernetes_staging_replaces("1.32")
