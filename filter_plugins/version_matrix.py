@@ -46,7 +46,7 @@ VERSION_SETS["legacy-kernel"] = dict(VERSION_SETS["modern"], kind="v0.19.0", nod
                                      go="1.23.10", cgroupns_private=False)
 
 # sha256 of every binary the toolkit can download, by tool and then "<version>-<arch>": the one table
-# (the kind and golang roles read their defaults from it; kind_checksums, kind_kubectl_checksums and
+# (the kind, kubectl and golang roles read their defaults from it; kind_checksums, kubectl_checksums and
 # golang_tarball_checksums override it per host). A download without an entry is refused before it
 # starts, one whose file does not match stops the run naming the file and both sums. Fill an entry from
 # the release's own checksum file (kind: <binary URL>.sha256sum; kubectl: <binary URL>.sha256; Go: the

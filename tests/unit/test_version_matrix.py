@@ -156,7 +156,7 @@ def test_role_defaults_repeat_the_modern_set():
         (defaults("binary_components")["binary_components_kwok_version"], modern["kwok"]),
         (defaults("golang")["golang_version"], modern["go"]),
         (defaults("kind")["kind_version"], modern["kind"]),
-        (defaults("kind")["kind_kubectl_version"], modern["kubernetes"]),
+        (defaults("kubectl")["kubectl_version"], modern["kubernetes"]),
         (defaults("kind_cluster")["kind_cluster_node_image"], modern["node_image"]),
     ]
     pairs += [(version, modern[name])
