@@ -9,7 +9,7 @@ import ssl
 import time
 
 import pytest
-from conftest import failure_text, processes_mentioning, run_playbook, task_results
+from conftest import failure_text, mirror_vars, processes_mentioning, run_playbook, task_results
 
 HEALTH_PATHS = ("/healthz", "/health", "/readyz", "/livez")
 PROBE_PATHS = HEALTH_PATHS + ("/", "/metrics", "/debug/pprof/", "/debug/pprof/profile?seconds=1", "/version",
@@ -202,4 +202,25 @@ def test_remote_access_on_purpose_says_what_is_open_and_still_authenticates(tmp_
         down.pop("bench_run_id")
         stopped = run_playbook(tmp_path, "playbooks/cluster.yml", down, label="remote-down")
         assert stopped.rc == 0, failure_text(stopped)
+        assert processes_mentioning(bench_vars["bench_workspace"]) == []
+
+
+def test_yunikorn_serves_its_rest_api_on_loopback_only(tmp_path, bench_vars):
+    """yunikorn-core fixes its REST API at :9080 (every address, no authentication); the build edits that
+    one line so that it listens on 127.0.0.1 only (scheduler_components_catalog's source_edits)."""
+    extravars = dict(bench_vars, bench_schedulers=["yunikorn"], bench_nodes=5, bench_jobs=5, bench_pods_per_job=1,
+                     bench_pod_duration=1, bench_timeout=180, bench_keep_cluster=True, **mirror_vars())
+    runner = run_playbook(tmp_path, "bench.yml", extravars, label="yunikorn-kept")
+    try:
+        assert runner.rc == 0, failure_text(runner)
+        pids = [pid for pid, cmd in processes_mentioning(bench_vars["bench_workspace"]) if "yunikorn-scheduler" in cmd]
+        assert pids, processes_mentioning(bench_vars["bench_workspace"])
+        listeners = listening_sockets(pids)
+        assert ("127.0.0.1", 9080) in {(host, port) for host, port, _pid in listeners}, listeners
+        assert all(ipaddress.ip_address(host).is_loopback for host, _port, _pid in listeners), listeners
+    finally:
+        down = dict(bench_vars)
+        down.pop("bench_run_id")
+        teardown = run_playbook(tmp_path, "playbooks/teardown.yml", down, label="down")
+        assert teardown.rc == 0, failure_text(teardown)
         assert processes_mentioning(bench_vars["bench_workspace"]) == []
