@@ -114,6 +114,7 @@ import urllib.error
 import urllib.request
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.bench_pid_file import remove_pid_file, write_pid_file
 from ansible.module_utils.sched_cost import read_pid
 
 
@@ -224,10 +225,7 @@ def start(module, params):
                 preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
         except OSError as exc:
             module.fail_json(msg="could not start %s: %s" % (params["name"], exc))
-    tmp = params["pid_file"] + ".tmp"
-    with open(tmp, "w", encoding="ascii") as handle:
-        handle.write("%d\n" % process.pid)
-    os.replace(tmp, params["pid_file"])
+    write_pid_file(params["pid_file"], process.pid)
     return process
 
 
@@ -279,12 +277,12 @@ def main():
     if params["state"] == "stopped":
         pid = owned_pid(params["pid_file"])
         if pid is None:
-            if os.path.exists(params["pid_file"]) and not module.check_mode:
-                os.unlink(params["pid_file"])
+            if not module.check_mode:
+                remove_pid_file(params["pid_file"])
             module.exit_json(changed=False, running=False)
         if not module.check_mode:
             stop(pid, params["stop_timeout"])
-            os.unlink(params["pid_file"])
+            remove_pid_file(params["pid_file"])
         module.exit_json(changed=True, pid=pid, running=False)
 
     if not params["argv"]:

@@ -159,6 +159,7 @@ import traceback
 from ansible.module_utils import sched_rules as rules
 from ansible.module_utils import sched_workloads as workloads
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible.module_utils.bench_pid_file import remove_pid_file, write_pid_file
 
 try:
     from ansible.module_utils.sched_client import error_text
@@ -183,22 +184,6 @@ ARGUMENT_SPEC = dict(
     progress_file=dict(type="path"),
     pid_file=dict(type="path"),
 )
-
-
-def write_pid_file(path):
-    if path:
-        tmp = "%s.%d.tmp" % (path, os.getpid())
-        with open(tmp, "w", encoding="ascii") as handle:
-            handle.write("%d\n" % os.getpid())
-        os.replace(tmp, path)
-
-
-def remove_pid_file(path):
-    if path:
-        try:
-            os.remove(path)
-        except FileNotFoundError:
-            pass
 
 
 def main():
@@ -242,7 +227,8 @@ def main():
 
     # Stopped from outside (an interrupted wait for the asynchronous task, a teardown): keep what was measured.
     signal.signal(signal.SIGTERM, interrupted)
-    write_pid_file(params.get("pid_file"))
+    if params.get("pid_file"):
+        write_pid_file(params["pid_file"], os.getpid())
     try:
         files, summary = test.run()
     except LoadTestError as exc:
@@ -262,7 +248,8 @@ def main():
         except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
             cleanup_problem = error_text(exc)
 
-    remove_pid_file(params.get("pid_file"))
+    if params.get("pid_file"):
+        remove_pid_file(params["pid_file"])
     result = dict(changed=True, summary=summary, files=files, note=note, cleanup_problem=cleanup_problem)
     test.progress.finish("failed" if error or (summary and not summary["complete"]) else "complete")
     if error:
