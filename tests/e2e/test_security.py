@@ -1,6 +1,7 @@
 """Every listener of a running cluster requires authentication (issue 11): etcd speaks TLS with client
 certificates of its own CA only, the API server takes no anonymous request, and whatever answers without
 credentials is a health check on the loopback address."""
+import contextlib
 import http.client
 import ipaddress
 import json
@@ -86,23 +87,30 @@ def unauthenticated_answers(listeners):
     return answered
 
 
-@pytest.fixture
-def kept_cluster(tmp_path, bench_vars):
-    """A finished small run of the default scheduler whose cluster is left running; torn down afterwards."""
+@contextlib.contextmanager
+def kept_run(tmp_path, bench_vars, label, **extra):
+    """A finished small run whose cluster is left running (yields the cluster directory); torn down afterwards,
+    leaving no process."""
     extravars = dict(bench_vars, bench_nodes=5, bench_jobs=5, bench_pods_per_job=1, bench_pod_duration=1,
-                     bench_timeout=180, bench_keep_cluster=True)
-    runner = run_playbook(tmp_path, "bench.yml", extravars, label="kept")
+                     bench_timeout=180, bench_keep_cluster=True, **extra)
+    runner = run_playbook(tmp_path, "bench.yml", extravars, label=label)
     try:
         assert runner.rc == 0, failure_text(runner)
-        cluster = os.path.join(bench_vars["bench_workspace"], "clusters", "bench")
-        with open(os.path.join(cluster, "state.json"), encoding="utf-8") as handle:
-            yield cluster, json.load(handle)["ports"]
+        yield os.path.join(bench_vars["bench_workspace"], "clusters", "bench")
     finally:
         down = dict(bench_vars)
         down.pop("bench_run_id")
         teardown = run_playbook(tmp_path, "playbooks/teardown.yml", down, label="down")
         assert teardown.rc == 0, failure_text(teardown)
         assert processes_mentioning(bench_vars["bench_workspace"]) == []
+
+
+@pytest.fixture
+def kept_cluster(tmp_path, bench_vars):
+    """The default scheduler's kept cluster: its directory and its ports."""
+    with kept_run(tmp_path, bench_vars, "kept") as cluster:
+        with open(os.path.join(cluster, "state.json"), encoding="utf-8") as handle:
+            yield cluster, json.load(handle)["ports"]
 
 
 def test_etcd_and_the_api_server_refuse_clients_without_a_certificate(kept_cluster):
@@ -208,19 +216,9 @@ def test_remote_access_on_purpose_says_what_is_open_and_still_authenticates(tmp_
 def test_yunikorn_serves_its_rest_api_on_loopback_only(tmp_path, bench_vars):
     """yunikorn-core fixes its REST API at :9080 (every address, no authentication); the build edits that
     one line so that it listens on 127.0.0.1 only (scheduler_components_catalog's source_edits)."""
-    extravars = dict(bench_vars, bench_schedulers=["yunikorn"], bench_nodes=5, bench_jobs=5, bench_pods_per_job=1,
-                     bench_pod_duration=1, bench_timeout=180, bench_keep_cluster=True, **mirror_vars())
-    runner = run_playbook(tmp_path, "bench.yml", extravars, label="yunikorn-kept")
-    try:
-        assert runner.rc == 0, failure_text(runner)
+    with kept_run(tmp_path, bench_vars, "yunikorn-kept", bench_schedulers=["yunikorn"], **mirror_vars()):
         pids = [pid for pid, cmd in processes_mentioning(bench_vars["bench_workspace"]) if "yunikorn-scheduler" in cmd]
         assert pids, processes_mentioning(bench_vars["bench_workspace"])
         listeners = listening_sockets(pids)
         assert ("127.0.0.1", 9080) in {(host, port) for host, port, _pid in listeners}, listeners
         assert all(ipaddress.ip_address(host).is_loopback for host, _port, _pid in listeners), listeners
-    finally:
-        down = dict(bench_vars)
-        down.pop("bench_run_id")
-        teardown = run_playbook(tmp_path, "playbooks/teardown.yml", down, label="down")
-        assert teardown.rc == 0, failure_text(teardown)
-        assert processes_mentioning(bench_vars["bench_workspace"]) == []
