@@ -20,7 +20,7 @@ import yaml
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sched_rules import RULES, RUNTIME_SCHEDULERS, SCHEDULERS, WORKLOAD, problems  # noqa: E402 - module_utils is not a package here
+from sched_rules import RULES, RUNTIME_SCHEDULERS, SCHEDULERS, WORKLOAD, problems, queue_quota  # noqa: E402 - module_utils is not a package here
 from version_matrix import PIN_PATTERNS, VERSION_SETS  # noqa: E402 - importable once sys.path has filter_plugins
 
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -263,4 +263,4 @@ class FilterModule:
                 "runtime_schedulers": runtime_schedulers, "goproxy_problem": goproxy_problem,
                 "goproxy_file_paths": goproxy_file_paths, "module_patterns_problem": module_patterns_problem,
                 "results_dir_problem": results_dir_problem, "version_pin_problems": version_pin_problems,
-                "unknown_knobs_of_hosts": unknown_knobs_of_hosts}
+                "unknown_knobs_of_hosts": unknown_knobs_of_hosts, "queue_quota": queue_quota}

@@ -62,6 +62,12 @@ options:
       pod_cpu: {description: CPU request (and limit) of each pod., type: str, required: true}
       pod_memory: {description: Memory request (and limit) of each pod., type: str, required: true}
       pod_duration: {description: Seconds a pod runs before kwok completes it., type: float, required: true}
+      queue_quota:
+        description:
+          - What the queues of Kueue, Volcano and YuniKorn could use, C(seed), C(cluster) or C({cpu, memory}); the
+            summary's C(capacity), C(makespan_bound) and C(efficiency) are worked out from it.
+        type: raw
+        required: true
       wait_for: {description: Wait until every pod is C(bound) or has C(completed)., type: str, required: true}
       timeout: {description: Seconds to wait for the fake nodes and then for the pods., type: float, required: true}
       submit_concurrency: {description: Parallel requests while creating nodes and jobs., type: int, required: true}
@@ -141,6 +147,9 @@ summary:
       cpu_seconds: 3.2
       peak_rss_mb: 61.5
       processes: [{name: kube-scheduler, pid: 4242, cpu_seconds: 3.2, peak_rss_mb: 61.5}]
+    capacity: {cpu: 3200.0, memory: 25Ti, memory_bytes: 27487790694400, pods: 11000, limited_by: cluster}
+    makespan_bound: {unit: pod, at_once: 3200, waves: 1, seconds: 0.0}
+    efficiency: null
 files:
   description: Paths of the files written.
   returned: when not in check mode
@@ -156,6 +165,7 @@ import os
 import signal
 import traceback
 
+from ansible.module_utils import sched_capacity as capacity
 from ansible.module_utils import sched_rules as rules
 from ansible.module_utils import sched_workloads as workloads
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
@@ -198,7 +208,7 @@ def main():
         module.fail_json(msg=missing_required_lib("kubernetes"), exception=KUBERNETES_IMPORT_ERROR)
 
     work = params["workload"]
-    note = rules.capacity_note(work)
+    note = capacity.capacity_note(work)
     try:
         test = LoadTest(params)
     except Exception as exc:  # noqa: BLE001 - a kubeconfig the client cannot use

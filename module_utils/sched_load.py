@@ -13,6 +13,7 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from ansible.module_utils import sched_capacity as capacity
 from ansible.module_utils import sched_cost as cost
 from ansible.module_utils import sched_metrics as metrics
 from ansible.module_utils import sched_workloads as workloads
@@ -268,6 +269,7 @@ class LoadTest:
             "phases_s": self.phases,
             "finished_at": metrics.format_time_us(int(time.time() * 1_000_000)),
         })
+        summary.update(capacity.capacity_summary(self.w, self.p["scheduler"], summary["makespan_s"]))
         if self.p["scheduler_pid_files"]:
             summary["scheduler_cost"] = cost.cost(self.cost_start, cost.sample(self.p["scheduler_pid_files"]))
         return write_files(self.p["output_dir"], summary, metrics.pod_rows(records), timeline), summary

@@ -202,8 +202,22 @@ def pods_cell(result, change=None):
     return with_change(text, change)
 
 
-HOST_TABLE_HEADERS = ["Scheduler", "Pods bound / expected"] + [metric.label for metric in METRICS[1:]] + [
-    "Timing source", "Status"]
+def capacity_text(capacity, detail=True):
+    """'1000 CPU, 1000Gi (queue quota (seed)); bound 90 s' from SchedulerResult.capacity; n/a without one.
+
+    Without ``detail``, only the CPU and memory ('1000 CPU, 1000Gi').
+    """
+    if not capacity:
+        return NOT_AVAILABLE
+    cap = capacity["capacity"]
+    text = "%s CPU, %s" % (format_number(cap.get("cpu")), cap.get("memory"))
+    if detail:
+        text += " (%s); bound %s s" % (cap.get("limited_by"), format_number(capacity["bound"].get("seconds")))
+    return text
+
+
+HOST_TABLE_HEADERS = ["Scheduler", "Pods bound / expected", "Capacity; makespan bound"] + [
+    metric.label for metric in METRICS[1:]] + ["Timing source", "Status"]
 
 
 def host_table(run, host, previous=None):
@@ -212,14 +226,45 @@ def host_table(run, host, previous=None):
         def change(metric, scheduler=scheduler):
             return host_change(run, previous, host, scheduler, metric) if previous else None
         name = "%s (%s)" % (scheduler, result.version) if result.version else scheduler
-        row = [Cell(name), pods_cell(result, change(METRIC["pods_bound"]))]
+        row = [Cell(name), pods_cell(result, change(METRIC["pods_bound"])), Cell(capacity_text(result.capacity))]
         row += [metric_cell(result.stat(metric), change(metric)) for metric in METRICS[1:]]
         row += [Cell(result.timing_source or NOT_AVAILABLE), status_cell(result)]
         rows.append(row)
     return Table(list(HOST_TABLE_HEADERS), rows)
 
 
-FLEET_TABLE_HEADERS = ["Scheduler", "Hosts with results"] + [metric.label for metric in METRICS]
+FLEET_TABLE_HEADERS = ["Scheduler", "Hosts with results", "Capacity; makespan bound"] + [
+    metric.label for metric in METRICS]
+
+
+def fleet_capacity(run, scheduler):
+    """The capacity texts of a scheduler's hosts, each once."""
+    texts = []
+    for host in run.hosts:
+        result = run.result(host, scheduler)
+        text = capacity_text(result.capacity) if result is not None and result.capacity else None
+        if text and text not in texts:
+            texts.append(text)
+    return texts
+
+
+def capacity_note(run):
+    """A sentence when the schedulers of the run could not use the same capacity, else None."""
+    by_capacity = {}
+    for scheduler in run.scheduler_names:
+        for host in run.hosts:
+            result = run.result(host, scheduler)
+            if result is not None and result.capacity:
+                text = capacity_text(result.capacity, detail=False)
+                by_capacity.setdefault(text, [])
+                if scheduler not in by_capacity[text]:
+                    by_capacity[text].append(scheduler)
+    if len(by_capacity) < 2:
+        return None
+    return ("The schedulers did not have the same capacity: %s. A makespan is only as short as its capacity allows "
+            "(the bound); compare them by efficiency (bound / makespan, 1 is the best possible), or run again with "
+            "bench_queue_quota=cluster to give every scheduler the whole cluster." % "; ".join(
+                "%s had %s" % (", ".join(names), text) for text, names in by_capacity.items()))
 
 
 def fleet_table(run, previous=None):
@@ -227,7 +272,7 @@ def fleet_table(run, previous=None):
     for scheduler in run.scheduler_names:
         counted = len(fleet_results(run, scheduler))
         row = [Cell(scheduler), Cell("%d of %d" % (counted, len(run.hosts)), None if counted == len(run.hosts)
-                                     else "bad")]
+                                     else "bad"), Cell("; ".join(fleet_capacity(run, scheduler)) or NOT_AVAILABLE)]
         for metric in METRICS:
             change = fleet_change(run, previous, scheduler, metric) if previous else None
             row.append(metric_cell(fleet_stat(run, scheduler, metric), change))
@@ -386,7 +431,7 @@ def throughput_chart(run):
 # ---------------------------------------------------------------------------
 def csv_fields(compared):
     fields = ["run_id", "host", "scheduler", "status", "reason", "repeats", "repeats_complete", "timing_source",
-              "pods_expected"]
+              "pods_expected", "capacity_cpu", "capacity_memory", "capacity_limited_by", "makespan_bound_s"]
     for metric in METRICS:
         fields += [metric.key, metric.key + "_min", metric.key + "_max"]
         if compared:
@@ -417,6 +462,11 @@ def csv_rows(run, previous=None):
                                          if system.get(key)),
                 "cpus": system.get("cpus", ""), "memory_mb": system.get("memory_mb", ""),
             }
+            capacity = result.capacity or {"capacity": {}, "bound": {}}
+            row.update(capacity_cpu=csv_value(capacity["capacity"].get("cpu")),
+                       capacity_memory=capacity["capacity"].get("memory", ""),
+                       capacity_limited_by=capacity["capacity"].get("limited_by", ""),
+                       makespan_bound_s=csv_value(capacity["bound"].get("seconds")))
             for metric in METRICS:
                 stat = result.stat(metric)
                 row[metric.key] = csv_value(stat.median)
@@ -457,6 +507,9 @@ def build_report(run, previous=None):
         blocks += [Heading(2, "Failures", "failures"), Paragraph("\n".join("- " + line for line in failures))]
 
     blocks += [Heading(2, "Fleet: each scheduler across hosts", "fleet"), fleet_table(run, previous)]
+    note = capacity_note(run)
+    if note:
+        blocks.append(Paragraph(note))
     for chart in (latency_chart(run), throughput_chart(run)):
         if chart is not None:
             charts.append(chart)

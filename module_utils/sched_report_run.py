@@ -35,6 +35,8 @@ class Metric:
 METRICS = (
     Metric("pods_bound", "Pods bound", ("pods_bound",), True),
     Metric("makespan_s", "Makespan (s)", ("makespan_s",), False),
+    # The shortest makespan the scheduler's capacity allows divided by its makespan (module_utils/sched_capacity.py).
+    Metric("efficiency", "Efficiency (bound / makespan)", ("efficiency",), True),
     Metric("throughput_pods_per_s", "Mean throughput (pods/s)", ("throughput_pods_per_s",), True),
     Metric("peak_throughput_pods_per_s", "Peak throughput (pods/s)", ("peak_throughput_pods_per_s",), True),
     Metric("latency_p50_ms", "p50 (ms)", ("latency_ms", "p50"), False),
@@ -200,6 +202,15 @@ class SchedulerResult:
             deployed = ((sample.env or {}).get("versions") or {}).get("scheduler")
             if isinstance(deployed, dict) and deployed.get("version"):
                 return str(deployed["version"])
+        return None
+
+    @property
+    def capacity(self):
+        """What the scheduler could use and the makespan bound that gives, as its summary records them (or None)."""
+        for sample in self.usable_samples:
+            capacity = sample.summary.get("capacity")
+            if isinstance(capacity, dict):
+                return {"capacity": capacity, "bound": sample.summary.get("makespan_bound") or {}}
         return None
 
     def representative(self):

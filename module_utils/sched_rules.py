@@ -38,6 +38,12 @@ COUNT = (int, "use a whole number of at least 1")
 POSITIVE = (float, "use a number greater than 0")
 SECONDS = (float, "use seconds, 0 or more")
 QUANTITY = (str, "use a Kubernetes quantity greater than 0 such as 500m, 2, 200Mi")
+QUEUE_QUOTA = (dict, "use seed, cluster, or {cpu: <quantity>, memory: <quantity>} such as {cpu: 500, memory: 500Gi}")
+
+# bench_queue_quota: the CPU and memory of the queues of Kueue, Volcano and YuniKorn.
+# seed: the published comparison's; cluster: the fake nodes' allocatable, what the default scheduler can use.
+SEED_QUEUE_QUOTA = {"cpu": "1000", "memory": "1000Gi"}
+QUEUE_QUOTA_NAMES = ("seed", "cluster")
 
 # Whole numbers where 0 switches the feature off.
 OPTIONAL_COUNTS = {
@@ -59,6 +65,7 @@ RULES = {
     "pod_cpu": QUANTITY,
     "pod_memory": QUANTITY,
     "pod_duration": SECONDS,
+    "queue_quota": QUEUE_QUOTA,
     "wait_for": WAIT_FOR,
     "timeout": POSITIVE,
     "submit_concurrency": COUNT,
@@ -73,7 +80,7 @@ RULES.update({name: (int, allowed) for name, allowed in OPTIONAL_COUNTS.items()}
 
 # The workload description: what the load test creates and how it loads the API server.
 WORKLOAD = ("nodes", "node_cpu", "node_memory", "node_pods", "jobs", "pods_per_job", "pod_cpu", "pod_memory",
-            "pod_duration", "wait_for", "timeout", "submit_concurrency", "client_qps", "client_burst")
+            "pod_duration", "queue_quota", "wait_for", "timeout", "submit_concurrency", "client_qps", "client_burst")
 
 
 def _number(value, kind):
@@ -91,6 +98,8 @@ def _allowed(rule, value):
     if isinstance(rule[0], str):
         return None if value in rule else "use one of %s" % ", ".join(rule)
     kind, allowed = rule
+    if rule is QUEUE_QUOTA:
+        return None if _queue_quota_ok(value) else allowed
     try:
         if rule is QUANTITY:
             ok = parse_quantity(value) > 0
@@ -100,6 +109,14 @@ def _allowed(rule, value):
     except (TypeError, ValueError):
         ok = False
     return None if ok else allowed
+
+
+def _queue_quota_ok(value):
+    if value in QUEUE_QUOTA_NAMES:
+        return True
+    if not isinstance(value, dict) or sorted(value) != ["cpu", "memory"]:
+        return False
+    return all(_allowed(QUANTITY, str(value[name])) is None for name in ("cpu", "memory"))
 
 
 def problems(values, label="%s", names=None):
@@ -122,6 +139,16 @@ def problems(values, label="%s", names=None):
             out.append("%s=%s/%s=%s is not allowed: a pod must fit a fake node (%s=%s, %s=%s)" % (
                 label % "pod_cpu", values["pod_cpu"], label % "pod_memory", values["pod_memory"],
                 label % "node_cpu", values["node_cpu"], label % "node_memory", values["node_memory"]))
+    job = ("queue_quota", "nodes", "pods_per_job") + sizes
+    if all(name in values and name not in bad for name in job) and not out:
+        quota = queue_quota(values["queue_quota"], values)
+        pods = _number(values["pods_per_job"], int)
+        if (parse_quantity(quota["cpu"]) < pods * parse_quantity(values["pod_cpu"])
+                or parse_quantity(quota["memory"]) < pods * parse_quantity(values["pod_memory"])):
+            out.append("%s=%s is not allowed: the queues would hold %s CPU and %s memory, less than one job of %d pods "
+                       "of %s CPU and %s memory, so Kueue and Volcano would never admit one" % (
+                           label % "queue_quota", values["queue_quota"], quota["cpu"], quota["memory"], pods,
+                           values["pod_cpu"], values["pod_memory"]))
     return out
 
 
@@ -135,20 +162,35 @@ def workload_problems(workload):
 
 def workload_options():
     """The ``workload`` option's sub-options for AnsibleModule, from the rules."""
-    types = {int: "int", float: "float", str: "str"}
+    types = {int: "int", float: "float", str: "str", dict: "raw"}
     return {name: {"type": "str" if isinstance(RULES[name][0], str) else types[RULES[name][0]], "required": True}
             for name in WORKLOAD}
 
 
-def capacity_note(workload):
-    """A sentence when the fake nodes cannot hold every pod at once, else None."""
-    per_node = min(
-        parse_quantity(workload["node_cpu"]) // parse_quantity(workload["pod_cpu"]),
-        parse_quantity(workload["node_memory"]) // parse_quantity(workload["pod_memory"]),
-        workload["node_pods"],
-    )
-    total = workload["jobs"] * workload["pods_per_job"]
-    if per_node * workload["nodes"] < total:
-        return ("the fake nodes hold %d pods at once but the load has %d; pods wait for earlier ones to finish"
-                % (per_node * workload["nodes"], total))
-    return None
+def format_cpu(millicores):
+    """A CPU quantity from whole millicores: "3200" or "1500m"."""
+    millicores = int(round(millicores))
+    return "%d" % (millicores // 1000) if millicores % 1000 == 0 else "%dm" % millicores
+
+
+def format_memory(size):
+    """A memory quantity from bytes, with the largest binary suffix that divides it: "25Ti", "600Mi", "1234"."""
+    size = int(round(size))
+    for suffix in ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki"):
+        if size and size % _SUFFIX[suffix] == 0:
+            return "%d%s" % (size // _SUFFIX[suffix], suffix)
+    return "%d" % size
+
+
+def queue_quota(spec, workload=None):
+    """The queues' CPU and memory as quantities ({"cpu": "3200", "memory": "25Ti"}) for a bench_queue_quota value.
+
+    ``cluster`` needs the workload's nodes, node_cpu and node_memory; the value is assumed valid.
+    """
+    if spec == "seed":
+        return dict(SEED_QUEUE_QUOTA)
+    if spec == "cluster":
+        nodes = _number(workload["nodes"], int)
+        return {"cpu": format_cpu(nodes * round(parse_quantity(workload["node_cpu"]) * 1000)),
+                "memory": format_memory(nodes * round(parse_quantity(workload["node_memory"])))}
+    return {"cpu": str(spec["cpu"]), "memory": str(spec["memory"])}

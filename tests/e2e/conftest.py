@@ -1,4 +1,5 @@
 """Helpers for end-to-end runs of the playbooks on this machine (binary runtime)."""
+import contextlib
 import gzip
 import json
 import os
@@ -133,3 +134,22 @@ def bench_vars(tmp_path):
         "bench_port_range_start": port,
         "bench_port_range_end": port + 99,
     }
+
+
+@contextlib.contextmanager
+def kept_run(tmp_path, bench_vars, label, **extra):
+    """A finished small run whose cluster is left running (yields the cluster directory); torn down afterwards,
+    leaving no process."""
+    extravars = dict(bench_vars, bench_nodes=5, bench_jobs=5, bench_pods_per_job=1, bench_pod_duration=1,
+                     bench_timeout=180, bench_keep_cluster=True)
+    extravars.update(extra)
+    runner = run_playbook(tmp_path, "bench.yml", extravars, label=label)
+    try:
+        assert runner.rc == 0, failure_text(runner)
+        yield os.path.join(bench_vars["bench_workspace"], "clusters", "bench")
+    finally:
+        down = dict(bench_vars)
+        down.pop("bench_run_id")
+        teardown = run_playbook(tmp_path, "playbooks/teardown.yml", down, label="down")
+        assert teardown.rc == 0, failure_text(teardown)
+        assert processes_mentioning(bench_vars["bench_workspace"]) == []

@@ -1,7 +1,6 @@
 """Every listener of a running cluster requires authentication (issue 11): etcd speaks TLS with client
 certificates of its own CA only, the API server takes no anonymous request, and whatever answers without
 credentials is a health check on the loopback address."""
-import contextlib
 import http.client
 import ipaddress
 import json
@@ -10,7 +9,7 @@ import ssl
 import time
 
 import pytest
-from conftest import failure_text, mirror_vars, processes_mentioning, run_playbook, task_results
+from conftest import failure_text, kept_run, mirror_vars, processes_mentioning, run_playbook, task_results
 
 HEALTH_PATHS = ("/healthz", "/health", "/readyz", "/livez")
 PROBE_PATHS = HEALTH_PATHS + ("/", "/metrics", "/debug/pprof/", "/debug/pprof/profile?seconds=1", "/version",
@@ -85,24 +84,6 @@ def unauthenticated_answers(listeners):
                 if _get(host, port, path, context, timeout=8) == 200:
                     answered.append((address, port, scheme, path.split("?")[0]))
     return answered
-
-
-@contextlib.contextmanager
-def kept_run(tmp_path, bench_vars, label, **extra):
-    """A finished small run whose cluster is left running (yields the cluster directory); torn down afterwards,
-    leaving no process."""
-    extravars = dict(bench_vars, bench_nodes=5, bench_jobs=5, bench_pods_per_job=1, bench_pod_duration=1,
-                     bench_timeout=180, bench_keep_cluster=True, **extra)
-    runner = run_playbook(tmp_path, "bench.yml", extravars, label=label)
-    try:
-        assert runner.rc == 0, failure_text(runner)
-        yield os.path.join(bench_vars["bench_workspace"], "clusters", "bench")
-    finally:
-        down = dict(bench_vars)
-        down.pop("bench_run_id")
-        teardown = run_playbook(tmp_path, "playbooks/teardown.yml", down, label="down")
-        assert teardown.rc == 0, failure_text(teardown)
-        assert processes_mentioning(bench_vars["bench_workspace"]) == []
 
 
 @pytest.fixture

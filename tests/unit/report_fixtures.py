@@ -4,7 +4,7 @@ import os
 
 
 def summary(scheduler="default", pods_bound=150, pods_expected=150, makespan_s=1.5, throughput=100.0, peak=80,
-            latency=None, cost=None, complete=True, reason=None, timing_source="audit"):
+            latency=None, cost=None, complete=True, reason=None, timing_source="audit", capacity=None):
     document = {
         "scheduler": scheduler,
         "pods_created": pods_expected,
@@ -22,6 +22,8 @@ def summary(scheduler="default", pods_bound=150, pods_expected=150, makespan_s=1
     }
     if cost is not None:
         document["scheduler_cost"] = cost
+    if capacity is not None:
+        document.update(capacity)
     return document
 
 

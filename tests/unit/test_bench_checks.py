@@ -11,7 +11,7 @@ GOOD = dict(
     bench_submit_concurrency=16, bench_client_qps=1000, bench_client_burst=1000, bench_scheduler_api_qps=1000,
     bench_scheduler_api_burst=1000, bench_scheduler_gogc="", bench_scheduler_gomemlimit="",
     bench_controller_manager_api_qps=1000, bench_controller_manager_api_burst=1000, bench_run_id="",
-    bench_port_range_start=20000, bench_port_range_end=32000, bench_throttle=0)
+    bench_port_range_start=20000, bench_port_range_end=32000, bench_throttle=0, bench_queue_quota="cluster")
 
 
 def problems(**changes):
@@ -22,6 +22,11 @@ def problems(**changes):
 
 def test_defaults_are_fine():
     assert problems() == []
+
+
+def test_queue_quota_takes_a_name_or_cpu_and_memory():
+    assert problems(bench_queue_quota="seed") == []
+    assert problems(bench_queue_quota={"cpu": 500, "memory": "500Gi"}) == []
 
 
 def test_strings_from_the_command_line_are_accepted():
@@ -56,6 +61,13 @@ def test_strings_from_the_command_line_are_accepted():
     ({"bench_scheduler_cpu_limit": -2}, "bench_scheduler_cpu_limit=-2 is not allowed"),
     ({"bench_scheduler_cpu_profile_seconds": "a bit"}, "bench_scheduler_cpu_profile_seconds='a bit' is not allowed"),
     ({"bench_throttle": "some"}, "bench_throttle='some' is not allowed"),
+    ({"bench_queue_quota": "all"}, "bench_queue_quota='all' is not allowed: use seed, cluster, or {cpu: <quantity>"),
+    ({"bench_queue_quota": {"cpu": "500"}}, "bench_queue_quota={'cpu': '500'} is not allowed"),
+    ({"bench_queue_quota": {"cpu": "0", "memory": "1Gi"}}, "is not allowed: use seed, cluster"),
+    ({"bench_queue_quota": {"cpu": "2", "memory": "100Gi"}},
+     "the queues would hold 2 CPU and 100Gi memory, less than one job of 3 pods of 1 CPU and 200Mi memory"),
+    ({"bench_pods_per_job": 2000, "bench_nodes": 100, "bench_queue_quota": "seed"},
+     "bench_queue_quota=seed is not allowed: the queues would hold 1000 CPU"),
 ])
 def test_each_bad_value_is_named(changes, needle):
     found = problems(**changes)

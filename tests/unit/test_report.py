@@ -409,7 +409,7 @@ def test_report_playbook_writes_the_report_of_a_run_dir(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
 
     markdown = (run_dir / "report.md").read_text()
-    assert ("| default | 150 / 150 Δ +0.0% | 1.4 (1.2–1.5) Δ -6.7% | 110 (100–130) Δ +25.0% |"
+    assert ("| default | 150 / 150 Δ +0.0% | n/a | 1.4 (1.2–1.5) Δ -6.7% | n/a | 110 (100–130) Δ +25.0% |"
             in markdown), markdown
     assert "No env.json from: broken." in markdown
     assert "## Host broken (failed at Prepare the Go toolchain)" in markdown
@@ -435,3 +435,48 @@ def test_report_playbook_explains_an_unknown_compare_to(tmp_path):
 
     assert result.returncode != 0
     assert "compare_to nope is neither a directory nor a run id in %s" % (tmp_path / "results") in result.stdout
+
+
+def test_capacity_and_efficiency_are_shown_and_a_difference_is_noted(tmp_path):
+    import sched_capacity
+    seed = dict(nodes=100, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=1000, pods_per_job=3,
+                pod_cpu="1", pod_memory="200Mi", pod_duration=30.0, queue_quota="seed")
+    run_dir = tmp_path / "r"
+    write_result(str(run_dir / "a" / "default"),
+                 summary(makespan_s=57.1, capacity=sched_capacity.capacity_summary(seed, "default", 57.1)),
+                 env_doc=env("a"))
+    write_result(str(run_dir / "a" / "kueue"),
+                 summary("kueue", makespan_s=180.0, capacity=sched_capacity.capacity_summary(seed, "kueue", 180.0)),
+                 env_doc=env("a", "kueue"))
+    run = run_data.load_run(str(run_dir))
+    built = report.build_report(run)
+
+    table = host_table(run, "a")
+    assert cell(table, "kueue", "Capacity; makespan bound") == "1000 CPU, 1000Gi (queue quota (seed)); bound 90 s"
+    assert cell(table, "default", "Capacity; makespan bound") == "3200 CPU, 25Ti (cluster); bound 0 s"
+    assert cell(table, "kueue", "Efficiency (bound / makespan)") == "0.5"
+    assert cell(table, "default", "Efficiency (bound / makespan)") == "n/a"
+    fleet = report.fleet_table(run)
+    assert cell(fleet, "kueue", "Capacity; makespan bound") == "1000 CPU, 1000Gi (queue quota (seed)); bound 90 s"
+    notes = [block.text for block in built.blocks if isinstance(block, report.Paragraph)]
+    assert any(text.startswith("The schedulers did not have the same capacity: default had 3200 CPU, 25Ti; "
+                               "kueue had 1000 CPU, 1000Gi.") for text in notes), notes
+    row = csv_row(built, "a", "kueue")
+    assert (row["capacity_cpu"], row["capacity_memory"], row["makespan_bound_s"], row["efficiency"]) == (
+        1000, "1000Gi", 90, 0.5)
+
+
+def test_no_capacity_note_when_every_scheduler_had_the_same(tmp_path):
+    import sched_capacity
+    work = dict(nodes=10, node_cpu="4", node_memory="16Gi", node_pods=110, jobs=30, pods_per_job=3,
+                pod_cpu="1", pod_memory="200Mi", pod_duration=30.0, queue_quota="cluster")
+    run_dir = tmp_path / "r"
+    for scheduler in ("default", "kueue"):
+        write_result(str(run_dir / "a" / scheduler),
+                     summary(scheduler, makespan_s=80.0,
+                             capacity=sched_capacity.capacity_summary(work, scheduler, 80.0)),
+                     env_doc=env("a", scheduler))
+    built = report.build_report(run_data.load_run(str(run_dir)))
+    assert not any(isinstance(block, report.Paragraph) and "same capacity" in block.text for block in built.blocks)
+    # 90 pods on 40 CPUs: the default scheduler in 3 waves of pods (60 s), Kueue in 3 waves of 13 jobs (60 s).
+    assert cell(report.fleet_table(run_data.load_run(str(run_dir))), "kueue", "Efficiency (bound / makespan)") == "0.75"

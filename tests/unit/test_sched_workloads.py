@@ -5,7 +5,7 @@ import sched_workloads as w
 
 WORK = dict(nodes=3, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=2, pods_per_job=3, pod_cpu="1",
             pod_memory="200Mi", pod_duration=30.0, wait_for="bound", timeout=60.0, submit_concurrency=4,
-            client_qps=10.0, client_burst=10)
+            client_qps=10.0, client_burst=10, queue_quota="cluster")
 
 
 def target(scheduler="default"):
@@ -76,11 +76,6 @@ def test_module_documents_every_workload_field_with_its_type():
     assert list(documented) == list(rules.WORKLOAD)
     assert {name: spec["type"] for name, spec in documented.items()} == {
         name: spec["type"] for name, spec in rules.workload_options().items()}
-
-
-def test_capacity_note_when_nodes_are_too_small():
-    assert rules.capacity_note(work()) is None
-    assert "hold 3 pods at once" in rules.capacity_note(work(nodes=1, node_pods=3))
 
 
 def test_fake_node_is_kwok_managed_tainted_and_sized():
