@@ -25,6 +25,9 @@ except ImportError:  # imported from the project's own tools and tests, outside 
 QUEUE_SCHEDULERS = ("kueue", "volcano", "yunikorn")
 # Schedulers that start a job's pods together: Kueue admits whole Jobs, Volcano and coscheduling place gangs.
 WHOLE_JOB_SCHEDULERS = ("kueue", "volcano", "coscheduling")
+# Schedulers whose jobs get pods only once admitted: Kueue unsuspends the Job, Volcano's controller creates the
+# pods of an enqueued PodGroup.
+ADMITTING_SCHEDULERS = ("kueue", "volcano")
 
 
 def _millicores(quantity):

@@ -31,7 +31,7 @@ from ansible.module_utils.sched_progress import ProgressFile
 from kubernetes import client as k8s_client
 
 POD_FIELDS = ["job", "pod", "node", "created", "bound", "latency_ms"]
-TIMELINE_FIELDS = ["second", "created", "created_total", "bound", "bound_total"]
+TIMELINE_FIELDS = ["second", "created", "created_total", "bound", "bound_total", "backlog"]
 
 
 class LoadTestError(Exception):
@@ -270,6 +270,9 @@ class LoadTest:
             "finished_at": metrics.format_time_us(int(time.time() * 1_000_000)),
         })
         summary.update(capacity.capacity_summary(self.w, self.p["scheduler"], summary["makespan_s"]))
+        summary["throughput_limited_by"] = metrics.limiting_stage(
+            timeline, summary["makespan_s"], window, summary["makespan_bound"]["seconds"],
+            self.p["scheduler"] in capacity.ADMITTING_SCHEDULERS)
         if self.p["scheduler_pid_files"]:
             summary["scheduler_cost"] = cost.cost(self.cost_start, cost.sample(self.p["scheduler_pid_files"]))
         return write_files(self.p["output_dir"], summary, metrics.pod_rows(records), timeline), summary

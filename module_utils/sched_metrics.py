@@ -188,9 +188,10 @@ def latency_summary(latencies_ms):
 def timeline(records, start_us):
     """Pods created and bound in each whole second after ``start_us``.
 
-    Returns rows ``{second, created, created_total, bound, bound_total}`` from
-    second 0 to the last second with an event; empty seconds are included so
-    that a chart shows stalls.
+    Returns rows ``{second, created, created_total, bound, bound_total, backlog}``
+    from second 0 to the last second with an event; empty seconds are included so
+    that a chart shows stalls. ``backlog`` is the pods created but not yet bound at
+    the end of that second.
     """
     created = {}
     bound = {}
@@ -215,8 +216,57 @@ def timeline(records, start_us):
             "created_total": created_total,
             "bound": bound.get(second, 0),
             "bound_total": bound_total,
+            "backlog": created_total - bound_total,
         })
     return rows
+
+
+# Which stage set the pace: a capacity bound that takes this share of the makespan was the limit; a scheduler
+# whose backlog averaged less than this many seconds of its own throughput kept up with pod creation.
+CAPACITY_SHARE = 0.5
+SUBMISSION_SHARE = 0.5
+KEPT_UP_SECONDS = 1.0
+
+
+def limiting_stage(rows, makespan_s, submit_window_s, bound_s, gates_pod_creation=False):
+    """The stage that bounded the throughput (capacity, submission, pod creation, admission or scheduling).
+
+    ``rows`` is the timeline, ``bound_s`` the makespan bound of the scheduler's capacity
+    (module_utils/sched_capacity.py); ``gates_pod_creation``: a job's pods are created only once the scheduler
+    admitted it, so a scheduler that kept up with pod creation set its pace by admitting. Returns {"stage",
+    "evidence", "backlog_max", "backlog_mean", "created_per_s", "bound_per_s"}; the stage is None without a
+    makespan.
+    """
+    result = {"stage": None, "evidence": "nothing was bound", "backlog_max": None, "backlog_mean": None,
+              "created_per_s": None, "bound_per_s": None}
+    if not rows or not makespan_s:
+        return result
+    created = [row for row in rows if row["created"]]
+    creating_s = (created[-1]["second"] - created[0]["second"] + 1) if created else 0
+    created_per_s = rows[-1]["created_total"] / creating_s if creating_s else None
+    bound_per_s = rows[-1]["bound_total"] / makespan_s
+    backlogs = [row["backlog"] for row in rows]
+    backlog_mean = sum(backlogs) / len(backlogs)
+    result.update(backlog_max=max(backlogs), backlog_mean=round(backlog_mean, 3),
+                  created_per_s=round(created_per_s, 3) if created_per_s else None, bound_per_s=round(bound_per_s, 3))
+    rates = "pods were created at %s/s and bound at %.1f/s; the backlog of created but unbound pods peaked at %d "             "and averaged %.1f" % ("%.1f" % created_per_s if created_per_s else "n/a", bound_per_s, max(backlogs),
+                                   backlog_mean)
+    if bound_s and bound_s >= CAPACITY_SHARE * makespan_s:
+        result.update(stage="capacity", evidence="the capacity alone makes %.0f s of the %.1f s makespan necessary; %s"
+                      % (bound_s, makespan_s, rates))
+    elif submit_window_s and submit_window_s >= SUBMISSION_SHARE * makespan_s:
+        result.update(stage="submission", evidence="submitting the jobs took %.1f s of the %.1f s makespan; %s"
+                      % (submit_window_s, makespan_s, rates))
+    elif backlog_mean <= KEPT_UP_SECONDS * bound_per_s and gates_pod_creation:
+        result.update(stage="admission", evidence="pods were created only once the scheduler admitted their job, "
+                      "and bound about as fast as they appeared: %s (less than %g s of its throughput)"
+                      % (rates, KEPT_UP_SECONDS))
+    elif backlog_mean <= KEPT_UP_SECONDS * bound_per_s:
+        result.update(stage="pod creation", evidence="the scheduler bound pods about as fast as they appeared: %s "
+                      "(less than %g s of its throughput)" % (rates, KEPT_UP_SECONDS))
+    else:
+        result.update(stage="scheduling", evidence="pods waited for the scheduler: %s" % rates)
+    return result
 
 
 def summarize(records, job_created_us, expected_pods, submit_window_s, jobs_submitted):

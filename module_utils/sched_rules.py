@@ -75,6 +75,7 @@ RULES = {
     "scheduler_api_burst": COUNT,
     "controller_manager_api_qps": POSITIVE,
     "controller_manager_api_burst": COUNT,
+    "controller_manager_job_syncs": COUNT,
 }
 RULES.update({name: (int, allowed) for name, allowed in OPTIONAL_COUNTS.items()})
 

@@ -164,3 +164,40 @@ def test_pod_rows_format():
     assert row["created"] == "1970-01-01T00:00:01.000000Z"
     (row,) = m.pod_rows([rec("b", 1.0, None)])
     assert row["bound"] == "" and row["latency_ms"] == ""
+
+
+def _rows(created, bound):
+    """Timeline rows from pods created and bound per second."""
+    rows, created_total, bound_total = [], 0, 0
+    for second, (made, placed) in enumerate(zip(created, bound)):
+        created_total += made
+        bound_total += placed
+        rows.append({"second": second, "created": made, "created_total": created_total, "bound": placed,
+                     "bound_total": bound_total, "backlog": created_total - bound_total})
+    return rows
+
+
+def test_timeline_counts_the_backlog_of_created_but_unbound_pods():
+    second = m.US
+    records = [{"created_us": 0, "bound_us": 2 * second}, {"created_us": 0, "bound_us": None},
+               {"created_us": second, "bound_us": second}]
+    assert [row["backlog"] for row in m.timeline(records, 0)] == [2, 2, 1]
+
+
+def test_a_scheduler_that_keeps_up_is_limited_by_pod_creation():
+    # 10 pods a second for 10 s, each bound in the same second: backlog 0.
+    stage = m.limiting_stage(_rows([10] * 10, [10] * 10), 10.0, 0.5, 0.0)
+    assert stage["stage"] == "pod creation"
+    assert (stage["backlog_max"], stage["created_per_s"], stage["bound_per_s"]) == (0, 10.0, 10.0)
+    assert "created at 10.0/s and bound at 10.0/s" in stage["evidence"]
+    assert m.limiting_stage(_rows([10] * 10, [10] * 10), 10.0, 0.5, 0.0, True)["stage"] == "admission"
+
+
+def test_a_growing_backlog_means_scheduling_and_a_long_submission_or_a_bound_come_first():
+    # 100 pods at once, 10 bound a second: the backlog averages 45 pods, 4.5 s of throughput.
+    rows = _rows([100] + [0] * 9, [10] * 10)
+    assert m.limiting_stage(rows, 10.0, 0.5, 0.0)["stage"] == "scheduling"
+    assert m.limiting_stage(rows, 10.0, 0.5, 0.0)["backlog_mean"] == 45.0
+    assert m.limiting_stage(rows, 10.0, 6.0, 0.0)["stage"] == "submission"
+    assert m.limiting_stage(rows, 10.0, 6.0, 5.0)["stage"] == "capacity"
+    assert m.limiting_stage([], None, None, 0.0)["stage"] is None
