@@ -249,8 +249,9 @@ def limiting_stage(rows, makespan_s, submit_window_s, bound_s, gates_pod_creatio
     backlog_mean = sum(backlogs) / len(backlogs)
     result.update(backlog_max=max(backlogs), backlog_mean=round(backlog_mean, 3),
                   created_per_s=round(created_per_s, 3) if created_per_s else None, bound_per_s=round(bound_per_s, 3))
-    rates = "pods were created at %s/s and bound at %.1f/s; the backlog of created but unbound pods peaked at %d "             "and averaged %.1f" % ("%.1f" % created_per_s if created_per_s else "n/a", bound_per_s, max(backlogs),
-                                   backlog_mean)
+    rates = ("pods were created at %s/s and bound at %.1f/s; the backlog of created but unbound pods peaked at %d "
+             "and averaged %.1f" % ("%.1f" % created_per_s if created_per_s else "n/a", bound_per_s, max(backlogs),
+                                    backlog_mean))
     if bound_s and bound_s >= CAPACITY_SHARE * makespan_s:
         result.update(stage="capacity", evidence="the capacity alone makes %.0f s of the %.1f s makespan necessary; %s"
                       % (bound_s, makespan_s, rates))
