@@ -217,7 +217,7 @@ def capacity_text(capacity, detail=True):
 
 
 HOST_TABLE_HEADERS = ["Scheduler", "Pods bound / expected", "Capacity; makespan bound"] + [
-    metric.label for metric in METRICS[1:]] + ["Timing source", "Status"]
+    metric.label for metric in METRICS[1:]] + ["Throughput limited by", "Timing source", "Status"]
 
 
 def host_table(run, host, previous=None):
@@ -228,7 +228,8 @@ def host_table(run, host, previous=None):
         name = "%s (%s)" % (scheduler, result.version) if result.version else scheduler
         row = [Cell(name), pods_cell(result, change(METRIC["pods_bound"])), Cell(capacity_text(result.capacity))]
         row += [metric_cell(result.stat(metric), change(metric)) for metric in METRICS[1:]]
-        row += [Cell(result.timing_source or NOT_AVAILABLE), status_cell(result)]
+        row += [Cell((result.limited_by or {}).get("stage") or NOT_AVAILABLE),
+                Cell(result.timing_source or NOT_AVAILABLE), status_cell(result)]
         rows.append(row)
     return Table(list(HOST_TABLE_HEADERS), rows)
 
@@ -349,11 +350,17 @@ def slug(text):
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text) or "_"
 
 
-def chart_file_names(hosts):
+def limit_lines(run, host):
+    """One line per scheduler of the host: the stage that bounded its throughput, and the evidence."""
+    return ["%s: %s (%s)" % (scheduler, result.limited_by["stage"], result.limited_by["evidence"])
+            for scheduler, result in run.hosts[host].schedulers.items() if result.limited_by]
+
+
+def chart_file_names(hosts, prefix="bound-"):
     """A distinct PNG name per host, even when two names only differ in characters a file name cannot hold."""
     names, used = {}, set()
     for host in hosts:
-        base = "bound-" + slug(host)
+        base = prefix + slug(host)
         name, count = base, 1
         while name in used:
             count += 1
@@ -372,22 +379,40 @@ def bound_curve(timeline):
     return xs, ys
 
 
-def bound_chart(run, host, file_name):
+def host_series(run, host, curve):
+    """label -> curve(representative sample) for each scheduler of the host that has one."""
     series = {}
     for scheduler, result in run.hosts[host].schedulers.items():
         sample = result.representative()
-        if sample is None:
+        points = curve(sample) if sample is not None else None
+        if not points:
             continue
         label = scheduler
         if len(result.usable_samples) > 1:
             label += " (repeat %d, median makespan)" % sample.repeat
         if not result.has_numbers:
             label += " (incomplete)"
-        series[label] = bound_curve(sample.timeline)
+        series[label] = points
+    return series
+
+
+def bound_chart(run, host, file_name):
+    series = host_series(run, host, lambda sample: bound_curve(sample.timeline))
     if not series:
         return None
     return LineChart(file_name, "Pods bound over time on %s" % host, "seconds since the first job was created",
                      "pods bound", series)
+
+
+def backlog_chart(run, host, file_name):
+    """Created but unbound pods at the end of each second: a scheduler that keeps up stays near 0."""
+    series = host_series(run, host, lambda sample: (
+        [second + 1 for second, _ in sample.backlog], [value for _, value in sample.backlog]) if sample.backlog
+        else None)
+    if not series:
+        return None
+    return LineChart(file_name, "Backlog on %s: pods created but not yet bound" % host,
+                     "seconds since the first job was created", "pods waiting for a node", series)
 
 
 def latency_chart(run):
@@ -516,15 +541,23 @@ def build_report(run, previous=None):
             blocks.append(Image(CHARTS_DIR + "/" + chart.file_name, chart.title))
 
     file_names = chart_file_names(run.hosts)
+    backlog_names = chart_file_names(run.hosts, "backlog-")
     for host in run.hosts.values():
         heading = "Host %s" % host.name
         if host.failure:
             heading += " (failed at %s)" % (host.failure["task"] or "an unknown task")
         blocks += [Heading(2, heading, "host-" + slug(host.name)), host_table(run, host.name, previous)]
+        limits = limit_lines(run, host.name)
+        if limits:
+            blocks.append(Paragraph("What bounded the throughput:\n" + "\n".join("- " + line for line in limits)))
         chart = bound_chart(run, host.name, file_names[host.name])
         if chart is None:
             blocks.append(Paragraph("No pods-bound timeline was recorded on this host."))
         else:
+            charts.append(chart)
+            blocks.append(Image(CHARTS_DIR + "/" + chart.file_name, chart.title))
+        chart = backlog_chart(run, host.name, backlog_names[host.name])
+        if chart is not None:
             charts.append(chart)
             blocks.append(Image(CHARTS_DIR + "/" + chart.file_name, chart.title))
 

@@ -98,6 +98,7 @@ class Sample:
     timeline: list = field(default_factory=list)     # [(second, bound_total)]
     env: dict | None = None
     problem: str | None = None
+    backlog: list = field(default_factory=list)      # [(second, created but unbound pods)]
 
     @property
     def complete(self):
@@ -213,6 +214,13 @@ class SchedulerResult:
                 return {"capacity": capacity, "bound": sample.summary.get("makespan_bound") or {}}
         return None
 
+    @property
+    def limited_by(self):
+        """The representative repeat's throughput_limited_by ({"stage", "evidence", ...}), or None."""
+        sample = self.representative()
+        stage = (sample.summary or {}).get("throughput_limited_by") if sample else None
+        return stage if isinstance(stage, dict) and stage.get("stage") else None
+
     def representative(self):
         """The usable repeat with the median makespan, to draw as this scheduler's curve."""
         candidates = [sample for sample in self.usable_samples if sample.timeline]
@@ -292,12 +300,12 @@ def read_json_file(path):
     return document, None
 
 
-def parse_timeline(text):
-    """[(second, bound_total)] from timeline.csv text; rows that do not parse are skipped."""
+def parse_timeline(text, column="bound_total"):
+    """[(second, value of ``column``)] from timeline.csv text; rows that do not parse are skipped."""
     points = []
     for row in csv.DictReader(io.StringIO(text)):
         try:
-            points.append((int(row["second"]), int(row["bound_total"])))
+            points.append((int(row["second"]), int(row[column])))
         except (KeyError, TypeError, ValueError):
             continue
     return sorted(points)
@@ -308,13 +316,14 @@ def load_sample(directory, repeat):
     env, env_problem = read_json_file(os.path.join(directory, "env.json"))
     if summary is None and problem is None:
         problem = NO_SUMMARY
-    timeline = []
+    text = ""
     try:
         with open(os.path.join(directory, "timeline.csv"), "r", encoding="utf-8") as handle:
-            timeline = parse_timeline(handle.read())
+            text = handle.read()
     except OSError:
         pass
-    return Sample(repeat, directory, summary, timeline, env, problem or env_problem)
+    return Sample(repeat, directory, summary, parse_timeline(text), env, problem or env_problem,
+                  parse_timeline(text, "backlog"))
 
 
 def repeat_dirs(directory):

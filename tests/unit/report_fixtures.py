@@ -43,11 +43,13 @@ def env(host, scheduler="default", kernel="6.1.0", distribution="Debian", schedu
 
 
 def timeline_text(bound_totals):
-    """timeline.csv whose bound_total column is the given list, one row per second."""
-    lines = ["second,created,created_total,bound,bound_total"]
+    """timeline.csv whose bound_total column is the given list, one row per second; every pod is created at once."""
+    lines = ["second,created,created_total,bound,bound_total,backlog"]
     previous = 0
+    created = bound_totals[-1] if bound_totals else 0
     for second, total in enumerate(bound_totals):
-        lines.append("%d,0,0,%d,%d" % (second, total - previous, total))
+        lines.append("%d,%d,%d,%d,%d,%d" % (second, created if second == 0 else 0, created, total - previous, total,
+                                            created - total))
         previous = total
     return "\n".join(lines) + "\n"
 

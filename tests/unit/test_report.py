@@ -298,7 +298,8 @@ def test_every_chart_is_a_valid_png_with_the_expected_series(two_hosts):
     built = report.build_report(run_data.load_run(str(two_hosts)))
     charts = {chart.file_name: chart for chart in built.charts}
 
-    assert sorted(charts) == ["bound-a.png", "bound-b.png", "latency.png", "throughput.png"]
+    assert sorted(charts) == ["backlog-a.png", "backlog-b.png", "bound-a.png", "bound-b.png", "latency.png",
+                              "throughput.png"]
     assert charts["bound-a.png"].series == {"default": ([0, 1, 2], [0, 112, 150]),
                                             "kueue": ([0, 1, 2, 3], [0, 40, 100, 150])}
     assert charts["bound-b.png"].series == {"default": ([0, 1, 2], [0, 90, 150])}
@@ -417,7 +418,7 @@ def test_report_playbook_writes_the_report_of_a_run_dir(tmp_path):
     rows = list(csv.DictReader((run_dir / "report.csv").open()))
     assert [(row["host"], row["status"]) for row in rows] == [("broken", "not run"), ("good", "complete")]
     charts = sorted(os.listdir(run_dir / run_data.CHARTS_DIR))
-    assert charts == ["bound-good.png", "latency.png", "throughput.png"]
+    assert charts == ["backlog-good.png", "bound-good.png", "latency.png", "throughput.png"]
     for name in charts:
         image = matplotlib.image.imread(str(run_dir / run_data.CHARTS_DIR / name))
         assert image.shape[:2] == (450, 800)
@@ -480,3 +481,21 @@ def test_no_capacity_note_when_every_scheduler_had_the_same(tmp_path):
     assert not any(isinstance(block, report.Paragraph) and "same capacity" in block.text for block in built.blocks)
     # 90 pods on 40 CPUs: the default scheduler in 3 waves of pods (60 s), Kueue in 3 waves of 13 jobs (60 s).
     assert cell(report.fleet_table(run_data.load_run(str(run_dir))), "kueue", "Efficiency (bound / makespan)") == "0.75"
+
+
+def test_the_stage_that_bounded_the_throughput_and_the_backlog_are_shown(tmp_path):
+    stage = {"stage": "pod creation", "evidence": "pods were created at 22.0/s and bound at 22.0/s"}
+    run_dir = tmp_path / "r"
+    document = summary()
+    document["throughput_limited_by"] = stage
+    write_result(str(run_dir / "a" / "default"), document, (50, 120, 150), env("a"))
+    run = run_data.load_run(str(run_dir))
+    assert run.result("a", "default").representative().backlog == [(0, 100), (1, 30), (2, 0)]
+    built = report.build_report(run)
+
+    assert cell(host_table(run, "a"), "default", "Throughput limited by") == "pod creation"
+    paragraphs = [block.text for block in built.blocks if isinstance(block, report.Paragraph)]
+    assert ("What bounded the throughput:\n- default: pod creation (pods were created at 22.0/s and bound at 22.0/s)"
+            in paragraphs), paragraphs
+    backlog = next(chart for chart in built.charts if chart.file_name == "backlog-a.png")
+    assert backlog.series == {"default": ([1, 2, 3], [100, 30, 0])}
