@@ -43,6 +43,14 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
     with open(os.path.join(out, "timeline.csv"), encoding="utf-8") as handle:
         timeline = list(csv.DictReader(handle))
     assert int(timeline[-1]["bound_total"]) == 150
+    assert all(int(row["backlog"]) == int(row["created_total"]) - int(row["bound_total"]) for row in timeline)
+    # 150 pods on 20 nodes fit at once: capacity bounds nothing, and the stage that did is named with its evidence.
+    assert summary["makespan_bound"]["seconds"] == 0.0 and summary["efficiency"] is None
+    limited = summary["throughput_limited_by"]
+    assert limited["stage"] in ("submission", "pod creation", "scheduling"), limited
+    assert limited["backlog_max"] == max(int(row["backlog"]) for row in timeline)
+    assert "bound at" in limited["evidence"]
+    assert env["knobs"]["controller_manager_job_syncs"] == 5
 
     with open(os.path.join(out, "env.json"), encoding="utf-8") as handle:
         env = json.load(handle)
