@@ -16,6 +16,11 @@ import re
 import statistics
 from dataclasses import dataclass, field
 
+try:
+    from ansible.module_utils.sched_stats import MIN_SAMPLES_FOR_INTERVAL, bootstrap_interval
+except ImportError:  # imported by the filter plugins, with module_utils on sys.path
+    from sched_stats import MIN_SAMPLES_FOR_INTERVAL, bootstrap_interval
+
 CHARTS_DIR = "report-charts"
 NOT_AVAILABLE = "n/a"
 _REPEAT_DIR = re.compile(r"^repeat-(\d+)$")
@@ -71,22 +76,29 @@ def number_at(document, path):
 
 @dataclass
 class Stat:
-    """Median and range of a set of samples; all None when there is none."""
+    """Median and range of a set of samples, and with ``interval`` the median's bootstrap interval; all None
+    when there is none."""
     median: float | None
     low: float | None
     high: float | None
     count: int
+    ci_low: float | None = None
+    ci_high: float | None = None
 
     @property
     def spread(self):
         return self.count > 1 and self.low != self.high
 
 
-def stat_of(values):
+def stat_of(values, interval=False):
+    """The Stat of ``values``; with ``interval`` and enough of them, also the median's 95 % interval."""
     present = [value for value in values if value is not None]
     if not present:
         return Stat(None, None, None, 0)
-    return Stat(float(statistics.median(present)), float(min(present)), float(max(present)), len(present))
+    stat = Stat(float(statistics.median(present)), float(min(present)), float(max(present)), len(present))
+    if interval and len(present) >= MIN_SAMPLES_FOR_INTERVAL:
+        stat.ci_low, stat.ci_high = bootstrap_interval(present)
+    return stat
 
 
 @dataclass
@@ -135,7 +147,12 @@ class SchedulerResult:
         return max(len(self.samples), self.repeats_expected)
 
     def stat(self, metric):
-        return stat_of(sample.value(metric) for sample in self.usable_samples)
+        """Over the repeats: median, min-max and, with three or more, the median's interval."""
+        return stat_of(self.values(metric), interval=True)
+
+    def values(self, metric):
+        """The figure of each repeat the numbers come from."""
+        return [sample.value(metric) for sample in self.usable_samples]
 
     @property
     def pods_expected(self):
@@ -391,6 +408,15 @@ def is_host_dir(path):
     if os.path.isfile(os.path.join(path, "failed.json")):
         return True
     return any(os.path.isdir(os.path.join(path, entry)) for entry in os.listdir(path))
+
+
+def find_run(value, results_dir):
+    """The directory of an earlier run named by ``value``: a directory itself, or a run id in ``results_dir``;
+    None if neither."""
+    for candidate in (os.path.expanduser(str(value)), os.path.join(str(results_dir), str(value))):
+        if os.path.isdir(candidate):
+            return os.path.abspath(candidate)
+    return None
 
 
 def load_run(run_dir):
