@@ -12,6 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from ansible.module_utils.sched_gate import evaluate as evaluate_gate
 from ansible.module_utils.sched_report_run import (
     CHARTS_DIR,
     LATENCY_KEYS,
@@ -21,6 +22,15 @@ from ansible.module_utils.sched_report_run import (
     Stat,
     describe_failure,
     stat_of,
+)
+from ansible.module_utils.sched_stats import (
+    ALPHA,
+    CONFIDENCE,
+    MIN_SAMPLES_FOR_INTERVAL,
+    RESAMPLES,
+    SEED,
+    compare,
+    format_p,
 )
 
 
@@ -43,6 +53,7 @@ class Change:
     previous: float | None
     current: float | None
     higher_is_better: bool
+    verdict: object = None      # sched_stats.Verdict of the repeats (hosts, for the fleet) of both runs
 
     @property
     def absolute(self):
@@ -58,9 +69,12 @@ class Change:
 
     @property
     def tone(self):
-        if not self.absolute:
-            return None
-        return "better" if (self.absolute > 0) == self.higher_is_better else "worse"
+        """Only a change the test finds significant is coloured."""
+        return self.verdict.tone if self.verdict is not None and self.absolute else None
+
+
+def repeat_values(result, metric):
+    return result.values(metric) if result is not None and result.has_numbers else []
 
 
 def host_change(run, previous, host, scheduler, metric):
@@ -68,12 +82,20 @@ def host_change(run, previous, host, scheduler, metric):
     now = run.result(host, scheduler)
     return Change(before.stat(metric).median if before and before.has_numbers else None,
                   now.stat(metric).median if now and now.has_numbers else None,
-                  metric.higher_is_better)
+                  metric.higher_is_better,
+                  compare(repeat_values(before, metric), repeat_values(now, metric), metric.higher_is_better))
+
+
+def host_medians(run, scheduler, metric):
+    return [result.stat(metric).median for result in fleet_results(run, scheduler)]
 
 
 def fleet_change(run, previous, scheduler, metric):
+    """The fleet's change; its test takes each host's median as one sample."""
     return Change(fleet_stat(previous, scheduler, metric).median, fleet_stat(run, scheduler, metric).median,
-                  metric.higher_is_better)
+                  metric.higher_is_better,
+                  compare(host_medians(previous, scheduler, metric), host_medians(run, scheduler, metric),
+                          metric.higher_is_better))
 
 
 # ---------------------------------------------------------------------------
@@ -89,11 +111,15 @@ def format_number(value):
 
 
 def format_stat(stat):
-    """'median' or 'median (min–max)' when repeats differ."""
+    """'median', 'median [interval]' with an interval that is not a point, else 'median (min–max)' when
+    the samples differ."""
     if stat.median is None:
         return NOT_AVAILABLE
     text = format_number(stat.median)
-    if stat.spread:
+    if stat.ci_low is not None:
+        if stat.ci_low != stat.ci_high:
+            text += " [%s–%s]" % (format_number(stat.ci_low), format_number(stat.ci_high))
+    elif stat.spread:
         text += " (%s–%s)" % (format_number(stat.low), format_number(stat.high))
     return text
 
@@ -281,6 +307,52 @@ def fleet_table(run, previous=None):
     return Table(list(FLEET_TABLE_HEADERS), rows)
 
 
+def comparison_row(where, scheduler, metric, before, now, change):
+    verdict = change.verdict
+    return [Cell(where), Cell(scheduler), Cell(metric.key), Cell(format_stat(before)), Cell(format_stat(now)),
+            Cell(format_change(change) if change.absolute is not None else NOT_AVAILABLE),
+            Cell(verdict.verdict if verdict.reason is None else verdict.describe(), verdict.tone),
+            Cell(format_p(verdict.p) if verdict.p is not None else NOT_AVAILABLE), Cell(verdict.test or NOT_AVAILABLE)]
+
+
+def host_stat(run, host, scheduler, metric):
+    result = run.result(host, scheduler)
+    return result.stat(metric) if result is not None and result.has_numbers else Stat(None, None, None, 0)
+
+
+def comparison_table(run, previous):
+    """Every figure against the earlier run: both values, the change, the test's verdict and p."""
+    rows = []
+    for host in run.hosts:
+        for scheduler in run.hosts[host].schedulers:
+            for metric in METRICS:
+                change = host_change(run, previous, host, scheduler, metric)
+                if change.previous is not None or change.current is not None:
+                    rows.append(comparison_row(host, scheduler, metric, host_stat(previous, host, scheduler, metric),
+                                               host_stat(run, host, scheduler, metric), change))
+    if len(run.hosts) > 1:
+        for scheduler in run.scheduler_names:
+            for metric in METRICS:
+                change = fleet_change(run, previous, scheduler, metric)
+                if change.previous is not None or change.current is not None:
+                    rows.append(comparison_row("fleet (median of hosts)", scheduler, metric,
+                                               fleet_stat(previous, scheduler, metric),
+                                               fleet_stat(run, scheduler, metric), change))
+    headers = ["Host", "Scheduler", "Figure", "Run " + previous.run_id, "This run", "Δ", "Verdict", "p", "Test"]
+    return Table(headers, rows)
+
+
+def gate_blocks(checks):
+    missed = [check for check in checks if not check.passed]
+    text = "%d check%s of bench_gate: %s." % (len(checks), "" if len(checks) == 1 else "s",
+                                              "%d missed" % len(missed) if missed else "all passed")
+    table = Table(["Host", "Scheduler", "Figure", "Value", "Threshold", "Result", "Why"], [
+        [Cell(check.host), Cell(check.scheduler), Cell(check.figure), Cell(check.value_text),
+         Cell(check.threshold.text), Cell("passed" if check.passed else "missed", "better" if check.passed else "bad"),
+         Cell(check.why or "")] for check in checks])
+    return [Heading(2, "Gate: %s" % ("missed" if missed else "passed"), "gate"), Paragraph(text), table]
+
+
 def flatten(document, prefix=""):
     """{'a.b': leaf} for the nested dict; lists and empty dicts become JSON text."""
     flat = {}
@@ -458,9 +530,11 @@ def csv_fields(compared):
     fields = ["run_id", "host", "scheduler", "status", "reason", "repeats", "repeats_complete", "timing_source",
               "pods_expected", "capacity_cpu", "capacity_memory", "capacity_limited_by", "makespan_bound_s"]
     for metric in METRICS:
-        fields += [metric.key, metric.key + "_min", metric.key + "_max"]
+        fields += [metric.key, metric.key + "_min", metric.key + "_max", metric.key + "_ci_low",
+                   metric.key + "_ci_high"]
         if compared:
-            fields += [metric.key + "_previous", metric.key + "_change_pct"]
+            fields += [metric.key + "_previous", metric.key + "_change_pct", metric.key + "_verdict",
+                       metric.key + "_p_value"]
     return fields + ["kernel", "distribution", "cpus", "memory_mb"]
 
 
@@ -497,11 +571,15 @@ def csv_rows(run, previous=None):
                 row[metric.key] = csv_value(stat.median)
                 row[metric.key + "_min"] = csv_value(stat.low)
                 row[metric.key + "_max"] = csv_value(stat.high)
+                row[metric.key + "_ci_low"] = csv_value(stat.ci_low)
+                row[metric.key + "_ci_high"] = csv_value(stat.ci_high)
                 if previous is not None:
                     change = host_change(run, previous, host.name, scheduler, metric)
                     row[metric.key + "_previous"] = csv_value(change.previous)
                     row[metric.key + "_change_pct"] = csv_value(
                         round(change.percent, 3) if change.percent is not None else None)
+                    row[metric.key + "_verdict"] = change.verdict.verdict
+                    row[metric.key + "_p_value"] = csv_value(change.verdict.p)
             rows.append(row)
     return rows
 
@@ -513,20 +591,29 @@ def overview(run, previous):
         "%d failed" % len(failed) if failed else "none failed", ", ".join(run.scheduler_names) or "none")
     if run.max_repeats > 1:
         text += (" Each scheduler ran up to %d times per host: a cell shows the median over the complete repeats "
-                 "and, when they differ, their min–max." % run.max_repeats)
+                 "and, when they differ, in brackets its %d %% confidence interval with %d or more repeats "
+                 "(percentile bootstrap over the repeats, %d resamples, seed %d), else their min–max in "
+                 "parentheses." % (run.max_repeats, round(CONFIDENCE * 100), MIN_SAMPLES_FOR_INTERVAL, RESAMPLES,
+                                   SEED))
     if len(run.hosts) > 1:
         text += " The fleet table shows, per scheduler, the median of the hosts' numbers and their min–max."
     if previous is not None:
         text += (" Δ is the change against run %s (same host and scheduler; for the fleet, its median); "
-                 "numbers without Δ have no counterpart there." % previous.run_id)
+                 "numbers without Δ have no counterpart there. A change is coloured only when a two-sided "
+                 "Mann-Whitney U test over the repeats (for the fleet, over the hosts' medians) finds it "
+                 "significant, p <= %g; the comparison section gives each figure's verdict and p, or why no "
+                 "verdict is possible (too few repeats on either side)." % (previous.run_id, ALPHA))
     return text
 
 
-def build_report(run, previous=None):
-    """Everything the report shows, as data; nothing is written."""
+def build_report(run, previous=None, gate=None):
+    """Everything the report shows, as data; nothing is written. ``gate`` is a parsed sched_gate.Gate."""
     title = "Scheduler benchmark, run %s" % run.run_id
     blocks = [Heading(1, title), Paragraph(overview(run, previous))]
     charts = []
+    checks = evaluate_gate(gate, run, previous) if gate else []
+    if gate:
+        blocks += gate_blocks(checks)
     failures = failure_lines(run)
     if failures:
         blocks += [Heading(2, "Failures", "failures"), Paragraph("\n".join("- " + line for line in failures))]
@@ -561,6 +648,9 @@ def build_report(run, previous=None):
             charts.append(chart)
             blocks.append(Image(CHARTS_DIR + "/" + chart.file_name, chart.title))
 
+    if previous is not None:
+        blocks += [Heading(2, "Against run %s" % previous.run_id, "comparison"), comparison_table(run, previous)]
+
     differing, same, without = environment_tables(run)
     blocks.append(Heading(2, "Environment", "environment"))
     if without:
@@ -581,5 +671,10 @@ def build_report(run, previous=None):
         "not_complete": ["%s/%s" % (host.name, result.name) for host in run.hosts.values()
                          for result in host.schedulers.values() if result.status != "complete"],
         "compared_to": previous.run_id if previous is not None else None,
+        "statistics": {"interval": "percentile bootstrap of the median over the repeats",
+                       "confidence": CONFIDENCE, "min_repeats": MIN_SAMPLES_FOR_INTERVAL, "resamples": RESAMPLES,
+                       "seed": SEED, "test": "Mann-Whitney U, two-sided", "alpha": ALPHA},
+        "gate": {"checks": len(checks), "passed": sum(1 for check in checks if check.passed),
+                 "missed": [check.as_dict() for check in checks if not check.passed]} if gate else None,
     }
     return Report(title, blocks, charts, csv_fields(previous is not None), csv_rows(run, previous), summary)

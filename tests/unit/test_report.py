@@ -7,9 +7,11 @@ import sys
 
 import matplotlib.image
 import pytest
+import sched_gate
 import sched_report as report
 import sched_report_render as render
 import sched_report_run as run_data
+import sched_stats
 from report_fixtures import env, summary, write_failed, write_result
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -220,21 +222,26 @@ def write_three_repeats(scheduler_dir, throughputs=(100.0, 130.0, 110.0), makesp
                      curves[index], env("h"))
 
 
-def test_three_repeats_give_median_and_min_max(tmp_path):
+def test_three_repeats_give_median_and_its_interval(tmp_path):
     write_three_repeats(str(tmp_path / "r" / "h" / "default"))
     run = run_data.load_run(str(tmp_path / "r"))
     built = report.build_report(run)
     table = host_table(run, "h")
 
-    assert cell(table, "default", "Mean throughput (pods/s)") == "110 (100–130)"
-    assert cell(table, "default", "Makespan (s)") == "1.4 (1.2–1.5)"
-    assert cell(table, "default", "p99 (ms)") == "30 (20–45)"
+    # The 95 % bootstrap interval of the median of three repeats is their range (sched_stats).
+    assert cell(table, "default", "Mean throughput (pods/s)") == "110 [100–130]"
+    assert cell(table, "default", "Makespan (s)") == "1.4 [1.2–1.5]"
+    assert cell(table, "default", "p99 (ms)") == "30 [20–45]"
     assert cell(table, "default", "max (ms)") == "50"
     assert cell(table, "default", "Status") == "complete (3/3 repeats)"
     row = csv_row(built, "h", "default")
     assert (row["throughput_pods_per_s"], row["throughput_pods_per_s_min"], row["throughput_pods_per_s_max"]) == (
         110, 100, 130)
+    assert (row["throughput_pods_per_s_ci_low"], row["throughput_pods_per_s_ci_high"]) == (100, 130)
     assert (row["repeats"], row["repeats_complete"]) == (3, 3)
+    assert built.summary["statistics"]["seed"] == 14
+    assert "95 % confidence interval with 3 or more repeats (percentile bootstrap over the repeats, 2000 " \
+           "resamples, seed 14)" in render.render_markdown(built)
 
 
 def test_repeats_chart_draws_the_repeat_with_the_median_makespan(tmp_path):
@@ -269,9 +276,10 @@ def test_compare_to_adds_the_change_to_every_number(tmp_path, two_hosts):
     table = host_table(run, "a", previous)
 
     assert cell(table, "default", "Mean throughput (pods/s)") == "120 Δ +20.0%"
-    assert row_of(table, "default")[column(table, "Mean throughput (pods/s)")].tone == "better"
     assert cell(table, "default", "Makespan (s)") == "1.25 Δ +25.0%"
-    assert row_of(table, "default")[column(table, "Makespan (s)")].tone == "worse"
+    # One repeat against one: no verdict is possible, so nothing is coloured.
+    assert row_of(table, "default")[column(table, "Mean throughput (pods/s)")].tone is None
+    assert row_of(table, "default")[column(table, "Makespan (s)")].tone is None
     assert cell(table, "default", "p50 (ms)") == "47.3 Δ -5.4%"
     assert cell(table, "default", "Peak throughput (pods/s)") == "112 Δ +0.0%"
     assert cell(table, "default", "Scheduler CPU (s)") == "3.5"
@@ -281,7 +289,97 @@ def test_compare_to_adds_the_change_to_every_number(tmp_path, two_hosts):
     built = report.build_report(run, previous)
     row = csv_row(built, "a", "default")
     assert (row["throughput_pods_per_s_previous"], row["throughput_pods_per_s_change_pct"]) == (100, 20.0)
-    assert "Δ is the change against run r1" in render.render_markdown(built)
+    assert (row["throughput_pods_per_s_verdict"], row["throughput_pods_per_s_p_value"]) == ("no verdict possible", "")
+    markdown = render.render_markdown(built)
+    assert "Δ is the change against run r1" in markdown
+    assert ("| a | default | throughput_pods_per_s | 100 | 120 | Δ +20.0% | no verdict possible: 1 vs 1 repeats: a "
+            "two-sided rank test cannot reach p <= 0.05 (smallest p 1) | n/a | n/a |") in markdown
+    assert '<td class="better">' not in render.render_html(built)
+
+
+def write_repeats(scheduler_dir, throughputs, p99s, makespans):
+    """One scheduler's repeats, the first in ``scheduler_dir`` and repeat k in repeat-<k>/."""
+    for index, (throughput, p99, makespan) in enumerate(zip(throughputs, p99s, makespans)):
+        directory = scheduler_dir if index == 0 else os.path.join(scheduler_dir, "repeat-%d" % (index + 1))
+        write_result(directory, summary(throughput=throughput, makespan_s=makespan,
+                                        latency={"p50": 10.0, "p90": 20.0, "p99": p99, "max": 50.0}),
+                     (150,), env("h"))
+
+
+@pytest.fixture(name="four_vs_four")
+def fixture_four_vs_four(tmp_path):
+    """Runs r1 and r2 of 4 repeats: throughput clearly up, p99 clearly up (worse), makespan the same."""
+    write_repeats(str(tmp_path / "r1" / "h" / "default"), (100, 101, 102, 103), (30, 31, 32, 33), (1.5, 1.4, 1.6, 1.5))
+    write_repeats(str(tmp_path / "r2" / "h" / "default"), (110, 111, 112, 113), (40, 41, 42, 43),
+                  (1.45, 1.55, 1.5, 1.4))
+    return run_data.load_run(str(tmp_path / "r2")), run_data.load_run(str(tmp_path / "r1"))
+
+
+def test_only_a_significant_change_is_coloured_and_each_figure_gets_a_verdict(four_vs_four):
+    run, previous = four_vs_four
+    table = host_table(run, "h", previous)
+    tone = {label: row_of(table, "default")[column(table, label)].tone
+            for label in ("Mean throughput (pods/s)", "p99 (ms)", "Makespan (s)", "p50 (ms)")}
+    assert tone == {"Mean throughput (pods/s)": "better", "p99 (ms)": "worse", "Makespan (s)": None, "p50 (ms)": None}
+
+    built = report.build_report(run, previous)
+    comparison = next(block for block in built.blocks if isinstance(block, report.Table) and "Verdict" in block.headers)
+    rows = {row[2].text: [item.text for item in row] for row in comparison.rows}
+    assert rows["throughput_pods_per_s"] == ["h", "default", "throughput_pods_per_s", "101.5 [100–103]",
+                                             "111.5 [110–113]", "Δ +9.9%", "better", "0.029",
+                                             "Mann-Whitney U, two-sided, exact"]
+    assert rows["latency_p99_ms"][6:8] == ["worse", "0.029"]
+    assert rows["makespan_s"][6:8] == ["no significant difference", "0.8"]
+    # Every repeat bound 150 pods in both runs: all ties, no difference.
+    assert rows["pods_bound"][6] == "no significant difference"
+    assert "## Against run r1" in render.render_markdown(built)
+    page = render.render_html(built)
+    assert '<td class="better">better</td>' in page and '<td class="worse">worse</td>' in page
+    row = csv_row(built, "h", "default")
+    assert row["latency_p99_ms_verdict"] == "worse"
+    assert row["latency_p99_ms_p_value"] == pytest.approx(2 / 70)
+
+
+def test_fleet_verdict_takes_the_hosts_medians_as_samples(tmp_path):
+    for run_id, throughput in (("r1", 100.0), ("r2", 200.0)):
+        for host in ("a", "b", "c"):
+            write_result(str(tmp_path / run_id / host / "default"), summary(throughput=throughput), (150,), env(host))
+    run, previous = run_data.load_run(str(tmp_path / "r2")), run_data.load_run(str(tmp_path / "r1"))
+
+    change = report.fleet_change(run, previous, "default", run_data.METRIC["throughput_pods_per_s"])
+    assert change.verdict.verdict == "no verdict possible"
+    assert "3 vs 3 repeats" in change.verdict.reason
+    table = report.comparison_table(run, previous)
+    assert [row[0].text for row in table.rows].count("fleet (median of hosts)") == len(run_data.METRICS) - 2
+
+
+def test_gate_section_lists_every_check_passed_or_missed(tmp_path):
+    write_three_repeats(str(tmp_path / "r" / "h" / "default"))
+    gate, problems = sched_gate.parse_gate({"*": {"latency_p99_ms": "<= 25"},
+                                            "default": {"throughput_pods_per_s": [">= 100", ">= 200"]}})
+    assert problems == []
+    built = report.build_report(run_data.load_run(str(tmp_path / "r")), gate=gate)
+    markdown = render.render_markdown(built)
+
+    assert "## Gate: missed" in markdown
+    assert "3 checks of bench_gate: 2 missed." in markdown
+    assert "| h | default | throughput_pods_per_s | 110 | >= 100 | passed |  |" in markdown
+    assert "| h | default | throughput_pods_per_s | 110 | >= 200 | missed |  |" in markdown
+    assert "| h | default | latency_p99_ms | 30 | <= 25 | missed |  |" in markdown
+    assert markdown.index("## Gate") < markdown.index("## Fleet")
+    assert '<td class="bad">missed</td>' in render.render_html(built)
+    gate_summary = built.summary["gate"]
+    assert (gate_summary["checks"], gate_summary["passed"]) == (3, 1)
+    assert [miss["line"] for miss in gate_summary["missed"]] == [
+        "gate missed: host h, scheduler default, throughput_pods_per_s = 110, threshold >= 200",
+        "gate missed: host h, scheduler default, latency_p99_ms = 30, threshold <= 25"]
+
+
+def test_no_gate_no_gate_section(tmp_path):
+    write_three_repeats(str(tmp_path / "r" / "h" / "default"))
+    built = report.build_report(run_data.load_run(str(tmp_path / "r")))
+    assert built.summary["gate"] is None
+    assert "## Gate" not in render.render_markdown(built)
 
 
 def render_valid_png(chart):
@@ -380,14 +478,20 @@ def test_format_stat(stat, text):
     assert report.format_stat(stat) == text
 
 
-@pytest.mark.parametrize("previous, current, higher_is_better, text, tone", [
-    (100.0, 110.0, True, "Δ +10.0%", "better"),
-    (100.0, 110.0, False, "Δ +10.0%", "worse"),
-    (0.0, 3.0, True, "Δ +3", "better"),
-    (5.0, 5.0, True, "Δ +0.0%", None),
+SIGNIFICANT_BETTER = sched_stats.Verdict("better", 0.01, "Mann-Whitney U, two-sided, exact")
+NOT_SIGNIFICANT = sched_stats.Verdict("no significant difference", 0.4, "Mann-Whitney U, two-sided, exact")
+
+
+@pytest.mark.parametrize("previous, current, higher_is_better, verdict, text, tone", [
+    (100.0, 110.0, True, SIGNIFICANT_BETTER, "Δ +10.0%", "better"),
+    (100.0, 110.0, True, NOT_SIGNIFICANT, "Δ +10.0%", None),
+    (100.0, 110.0, False, None, "Δ +10.0%", None),
+    (0.0, 3.0, True, SIGNIFICANT_BETTER, "Δ +3", "better"),
+    (5.0, 5.0, True, NOT_SIGNIFICANT, "Δ +0.0%", None),
 ])
-def test_format_change(previous, current, higher_is_better, text, tone):
-    change = report.Change(previous, current, higher_is_better)
+def test_format_change_and_only_a_significant_change_is_coloured(previous, current, higher_is_better, verdict, text,
+                                                                  tone):
+    change = report.Change(previous, current, higher_is_better, verdict)
     assert (report.format_change(change), change.tone) == (text, tone)
 
 
@@ -410,7 +514,7 @@ def test_report_playbook_writes_the_report_of_a_run_dir(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
 
     markdown = (run_dir / "report.md").read_text()
-    assert ("| default | 150 / 150 Δ +0.0% | n/a | 1.4 (1.2–1.5) Δ -6.7% | n/a | 110 (100–130) Δ +25.0% |"
+    assert ("| default | 150 / 150 Δ +0.0% | n/a | 1.4 [1.2–1.5] Δ -6.7% | n/a | 110 [100–130] Δ +25.0% |"
             in markdown), markdown
     assert "No env.json from: broken." in markdown
     assert "## Host broken (failed at Prepare the Go toolchain)" in markdown
