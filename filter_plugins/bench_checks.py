@@ -20,16 +20,21 @@ import yaml
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from sched_gate import parse_gate  # noqa: E402 - module_utils is not a package here
+from sched_report_run import find_run  # noqa: E402 - module_utils is not a package here
 from sched_rules import RULES, RUNTIME_SCHEDULERS, SCHEDULERS, WORKLOAD, problems, queue_quota  # noqa: E402 - module_utils is not a package here
+from sched_stats import ALPHA, smallest_p  # noqa: E402 - module_utils is not a package here
 from version_matrix import PIN_PATTERNS, VERSION_SETS  # noqa: E402 - importable once sys.path has filter_plugins
 
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 URL = re.compile(r"^https?://[^\s/$.?#][^\s]*$")
 MODULE_PATTERN = re.compile(r"^[A-Za-z0-9._~/*?\[\]-]+$")
+PROJECT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # What bench_problems checks besides the rules table (module_utils/sched_rules.py).
 OTHER_CHECKED = ("schedulers", "run_id", "port_range_start", "port_range_end", "scheduler_gogc",
-                 "scheduler_gomemlimit", "listen_address", "allow_remote_access", "version_pins")
+                 "scheduler_gomemlimit", "listen_address", "allow_remote_access", "version_pins", "gate",
+                 "report_compare_to", "results_dir")
 GROUPS = {"checked": tuple(RULES) + OTHER_CHECKED, "workload": WORKLOAD}
 
 
@@ -88,6 +93,46 @@ def _problems(v):
                % (value,))
     yield from _listen_problems(v)
     yield from version_pin_problems(v.get("bench_version_pins"))
+    yield from compare_to_problems(v.get("bench_report_compare_to"), v.get("bench_results_dir"))
+    yield from gate_problems(v.get("bench_gate"), v.get("bench_report_compare_to"), v.get("bench_repeats"),
+                             v.get("bench_schedulers"))
+
+
+def compare_to_problems(value, results_dir=None, name="bench_report_compare_to"):
+    """A sentence when the earlier run to compare with is neither a directory nor a run id in the results."""
+    if value in (None, ""):
+        return []
+    results_dir = os.path.abspath(os.path.expanduser(str(results_dir or os.path.join(PROJECT_DIR, "results"))))
+    if find_run(value, results_dir) is None:
+        return ["%s=%s is not allowed: it is neither a directory nor a run id in %s; give an earlier run's id or "
+                "directory" % (name, value, results_dir)]
+    return []
+
+
+def gate_problems(gate, compare_to=None, repeats=None, schedulers=None, name="bench_gate"):
+    """One sentence per problem of the gate (sched_gate.parse_gate); with the run's bench_repeats and
+    bench_schedulers, also a gate that could only miss: a scheduler the run does not benchmark, or a significance
+    too few repeats cannot reach."""
+    parsed, found = parse_gate(gate, name, compared=compare_to not in (None, ""))
+    if isinstance(schedulers, (list, tuple)):
+        for scheduler in parsed.named_schedulers:
+            if scheduler not in schedulers:
+                found.append("%s names the scheduler %r, which is not allowed: bench_schedulers=%s does not run it"
+                              % (name, scheduler, list(schedulers)))
+    try:
+        repeats = int(repeats)
+    except (TypeError, ValueError):
+        return found
+    if repeats >= 1 and smallest_p(repeats, repeats) > ALPHA:
+        for scheduler, figures in parsed.rules.items():
+            for figure, thresholds in figures.items():
+                for threshold in thresholds:
+                    if threshold.significant:
+                        found.append("%s.%s.%s=%r is not allowed with bench_repeats=%d: a rank test on %d vs %d "
+                                     "repeats cannot reach p <= %g; use bench_repeats=4 or more, or drop "
+                                     "'significant'" % (name, scheduler, figure, threshold.text, repeats, repeats,
+                                                        repeats, ALPHA))
+    return found
 
 
 BOOLEANS = {True: True, False: False, "true": True, "false": False, "yes": True, "no": False, "1": True, "0": False}
@@ -263,4 +308,5 @@ class FilterModule:
                 "runtime_schedulers": runtime_schedulers, "goproxy_problem": goproxy_problem,
                 "goproxy_file_paths": goproxy_file_paths, "module_patterns_problem": module_patterns_problem,
                 "results_dir_problem": results_dir_problem, "version_pin_problems": version_pin_problems,
+                "gate_problems": gate_problems, "compare_to_problems": compare_to_problems,
                 "unknown_knobs_of_hosts": unknown_knobs_of_hosts, "queue_quota": queue_quota}

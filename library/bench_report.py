@@ -11,8 +11,14 @@ description:
   - Reads a run directory laid out as C(<run_dir>/<host>/<scheduler>/summary.json) (with C(repeat-<k>/)
     subdirectories for repeats and C(<host>/failed.json) for a host that failed) and writes C(report.md),
     C(report.html), C(report.csv) and PNG charts under C(report-charts/) into O(output_dir).
-  - Per host, a table of every scheduler's numbers (median and min-max over repeats); per scheduler, the same
-    numbers across hosts; the hosts' environments side by side; failed hosts and schedulers with their reason.
+  - Per host, a table of every scheduler's numbers (median over repeats, with its 95 % bootstrap interval from 3
+    repeats on, else min-max); per scheduler, the same numbers across hosts; the hosts' environments side by
+    side; failed hosts and schedulers with their reason.
+  - With O(compare_to), every figure's change and a verdict from a two-sided Mann-Whitney U test over the repeats
+    (better, worse, no significant difference, or no verdict possible with too few repeats); only significant
+    changes are coloured.
+  - With O(gate), a Gate section with every check, passed or missed; the module itself succeeds, and
+    RV(summary.gate.missed) lists the misses, one line each, for the playbook to fail on.
   - Files are only rewritten when their content changes, so a second run on the same results reports no change.
   - Runs on the controller; needs the Python C(matplotlib) package there.
 version_added: "0.1.0"
@@ -29,6 +35,13 @@ options:
   output_dir:
     description: Where the report is written; O(run_dir) when omitted.
     type: path
+  gate:
+    description:
+      - Thresholds per scheduler and figure, the playbooks' C(bench_gate); see README.md, "A regression gate".
+      - A mapping of a scheduler (or C(*) for every scheduler) to C({figure: threshold}), a threshold being
+        C(>= N), C(<= N), C(worse_by <= N%) or C(worse_by <= N% significant) (the last two need O(compare_to)),
+        or a list of them; or that mapping as JSON text.
+    type: raw
 author:
   - kube-sched-bench maintainers
 """
@@ -47,6 +60,20 @@ EXAMPLES = r"""
 - name: Show where the report is
   ansible.builtin.debug:
     msg: "{{ report.report_html }}"
+
+- name: Write the report and check a gate against an earlier run
+  bench_report:
+    run_dir: results/20261130T090000Z
+    compare_to: 20261129T211301Z
+    gate:
+      "*": {latency_p99_ms: "<= 800", makespan_s: "worse_by <= 10% significant"}
+      default: {throughput_pods_per_s: ">= 20"}
+  register: report
+
+- name: Fail when a figure missed the gate
+  ansible.builtin.fail:
+    msg: "{{ report.summary.gate.missed | join('\n') }}"
+  when: report.summary.gate.missed | length > 0
 """
 
 RETURN = r"""
@@ -85,6 +112,30 @@ summary:
     max_repeats: 3
     not_complete: [lab-centos7/default, lab-centos7/kueue]
     compared_to: null
+    statistics: {interval: percentile bootstrap of the median over the repeats, confidence: 0.95, min_repeats: 3,
+                 resamples: 2000, seed: 14, test: "Mann-Whitney U, two-sided", alpha: 0.05}
+    gate:
+      checks: 2
+      passed: 1
+      missed:
+        - host: lab-01
+          scheduler: default
+          figure: latency_p99_ms
+          value: 912.0
+          previous: null
+          threshold: "<= 800"
+          passed: false
+          why: ""
+          line: "gate missed: host lab-01, scheduler default, latency_p99_ms = 912, threshold <= 800"
+  contains:
+    statistics:
+      description: How intervals and verdicts were computed, with the bootstrap's seed.
+      type: dict
+    gate:
+      description:
+        - The gate's outcome, null without O(gate) - the number of checks, how many passed, and each missed check
+          with its host, scheduler, figure, value, earlier value, threshold, why and one C(line) saying all that.
+      type: dict
 """
 
 import os
@@ -101,24 +152,18 @@ except ImportError:
     HAS_MATPLOTLIB = False
     MATPLOTLIB_IMPORT_ERROR = traceback.format_exc()
 
+from ansible.module_utils.sched_gate import parse_gate
 from ansible.module_utils.sched_report import build_report
 from ansible.module_utils.sched_report_render import render_csv, render_html, render_markdown, render_png
-from ansible.module_utils.sched_report_run import CHARTS_DIR, load_run
+from ansible.module_utils.sched_report_run import CHARTS_DIR, find_run, load_run
 
 ARGUMENT_SPEC = dict(
     run_dir=dict(type="path", required=True),
     compare_to=dict(type="str"),
     output_dir=dict(type="path"),
+    # Checked by sched_gate.parse_gate, the one rule for the playbooks' check and this module.
+    gate=dict(type="raw"),
 )
-
-
-def resolve_compare_to(value, run_dir):
-    """The directory of the earlier run: ``value`` itself, or a run id beside ``run_dir``; None if neither."""
-    candidates = [os.path.expanduser(value), os.path.join(os.path.dirname(run_dir), value)]
-    for candidate in candidates:
-        if os.path.isdir(candidate):
-            return os.path.abspath(candidate)
-    return None
 
 
 def report_contents(report):
@@ -166,12 +211,16 @@ def main():
 
     previous_dir = None
     if module.params["compare_to"]:
-        previous_dir = resolve_compare_to(module.params["compare_to"], run_dir)
+        previous_dir = find_run(module.params["compare_to"], os.path.dirname(run_dir))
         if previous_dir is None:
             module.fail_json(msg="compare_to %s is neither a directory nor a run id in %s"
                              % (module.params["compare_to"], os.path.dirname(run_dir)))
         if previous_dir == run_dir:
             module.fail_json(msg="compare_to names the run itself (%s): give an earlier run" % run_dir)
+
+    gate, problems = parse_gate(module.params["gate"], "gate", previous_dir is not None, "compare_to")
+    if problems:
+        module.fail_json(msg=problems[0])
 
     try:
         run = load_run(run_dir)
@@ -179,7 +228,7 @@ def main():
     except (OSError, ValueError) as exc:
         module.fail_json(msg="cannot read the results: %s" % exc)
 
-    report = build_report(run, previous)
+    report = build_report(run, previous, gate)
     try:
         contents = report_contents(report)
     except Exception as exc:  # noqa: BLE001 - a chart matplotlib cannot draw must not hide the tables

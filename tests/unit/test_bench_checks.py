@@ -209,3 +209,52 @@ def test_results_dir_that_is_a_file_is_named(tmp_path):
     problem = bench_checks.results_dir_problem(str(tmp_path / "f" / "sub"))
     assert problem.startswith("bench_results_dir=%s is not allowed: it cannot be created, %s is a file"
                               % (tmp_path / "f" / "sub", tmp_path / "f")), problem
+
+
+@pytest.mark.parametrize("changes,expected", [
+    ({"bench_gate": {"kube-batch": {"makespan_s": "<= 60"}}},
+     "bench_gate names the scheduler 'kube-batch', which is not allowed: use \"*\" or one of default"),
+    ({"bench_gate": {"*": {"p99": "<= 800"}}}, "bench_gate.* names the figure 'p99', which is not allowed: use one of"),
+    ({"bench_gate": {"default": {"latency_p99_ms": "below 800"}}},
+     "bench_gate.default.latency_p99_ms='below 800' is not allowed: use '>= N', '<= N' or 'worse_by <= N%'"),
+    ({"bench_gate": {"default": {"makespan_s": "worse_by <= 10%"}}},
+     "bench_gate.default.makespan_s='worse_by <= 10%' is not allowed without an earlier run to compare with: set "
+     "bench_report_compare_to"),
+    ({"bench_gate": {"kueue": {"makespan_s": "<= 60"}}},
+     "bench_gate names the scheduler 'kueue', which is not allowed: bench_schedulers=['default'] does not run it"),
+    ({"bench_gate": "latency_p99_ms <= 800"}, "bench_gate='latency_p99_ms <= 800' is not allowed: use a mapping"),
+])
+def test_a_bad_gate_is_one_line_naming_bench_gate(changes, expected):
+    found = problems(**changes)
+    assert found and found[0].startswith(expected), found
+
+
+def test_a_significant_gate_needs_repeats_that_can_reach_significance(tmp_path):
+    (tmp_path / "r1").mkdir()
+    gate = {"*": {"makespan_s": "worse_by <= 10% significant"}}
+    found = problems(bench_gate=gate, bench_report_compare_to="r1", bench_results_dir=str(tmp_path), bench_repeats=3)
+    assert found == ["bench_gate.*.makespan_s='worse_by <= 10% significant' is not allowed with bench_repeats=3: a "
+                     "rank test on 3 vs 3 repeats cannot reach p <= 0.05; use bench_repeats=4 or more, or drop "
+                     "'significant'"]
+    assert problems(bench_gate=gate, bench_report_compare_to="r1", bench_results_dir=str(tmp_path),
+                    bench_repeats="4") == []
+
+
+def test_compare_to_must_be_an_earlier_run(tmp_path):
+    (tmp_path / "results" / "20261130T000000Z").mkdir(parents=True)
+    results = str(tmp_path / "results")
+    assert problems(bench_report_compare_to="20261130T000000Z", bench_results_dir=results) == []
+    assert problems(bench_report_compare_to=str(tmp_path / "results" / "20261130T000000Z")) == []
+    assert problems(bench_report_compare_to="nope", bench_results_dir=results) == [
+        "bench_report_compare_to=nope is not allowed: it is neither a directory nor a run id in %s; give an earlier "
+        "run's id or directory" % results]
+    # Without bench_results_dir, run ids are looked up in the project's results/.
+    assert bench_checks.PROJECT_DIR + "/results;" in problems(bench_report_compare_to="nope-no-such-run")[0]
+
+
+def test_a_good_gate_with_compare_to_passes(tmp_path):
+    (tmp_path / "r1").mkdir()
+    gate = {"*": {"latency_p99_ms": "<= 800"}, "default": {"throughput_pods_per_s": [">= 20", "worse_by <= 5%"]}}
+    assert problems(bench_gate=gate, bench_report_compare_to="r1", bench_results_dir=str(tmp_path)) == []
+    # As the command line gives it (-e bench_gate='{...}'): JSON text.
+    assert problems(bench_gate='{"default": {"latency_p99_ms": "<= 0.001"}}') == []

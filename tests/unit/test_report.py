@@ -603,3 +603,41 @@ def test_the_stage_that_bounded_the_throughput_and_the_backlog_are_shown(tmp_pat
             in paragraphs), paragraphs
     backlog = next(chart for chart in built.charts if chart.file_name == "backlog-a.png")
     assert backlog.series == {"default": ([1, 2, 3], [100, 30, 0])}
+
+
+def test_report_playbook_fails_on_a_gate_miss_with_one_line_per_miss(tmp_path):
+    run_dir = tmp_path / "results" / "20261201T000000Z"
+    write_three_repeats(str(run_dir / "h" / "default"))
+    gate_file = tmp_path / "gate.yml"
+    gate_file.write_text('bench_gate:\n  "*": {latency_p99_ms: "<= 0.001", throughput_pods_per_s: ">= 100"}\n'
+                         '  default: {makespan_s: ["<= 60", "<= 1"]}\n')
+
+    result = run_report_playbook("-e", "bench_report_run_dir=%s" % run_dir, "-e", "@%s" % gate_file)
+
+    assert result.returncode != 0, result.stdout
+    assert "gate: 2 of 4 checks passed" in result.stdout
+    for line in ("gate missed: host h, scheduler default, makespan_s = 1.4, threshold <= 1",
+                 "gate missed: host h, scheduler default, latency_p99_ms = 30, threshold <= 0.001"):
+        assert line in result.stdout, result.stdout
+    assert "TASK [Fail when a figure missed the gate]" in result.stdout
+    # The report is written all the same, with its Gate section.
+    markdown = (run_dir / "report.md").read_text()
+    assert "## Gate: missed" in markdown and "| h | default | latency_p99_ms | 30 | <= 0.001 | missed |" in markdown
+
+    passing = run_report_playbook("-e", "bench_report_run_dir=%s" % run_dir,
+                                  "-e", '{"bench_gate": {"default": {"latency_p99_ms": "<= 800"}}}')
+    assert passing.returncode == 0, passing.stdout
+    assert "gate: 1 of 1 checks passed" in passing.stdout
+
+
+def test_report_playbook_refuses_a_bad_gate_in_one_line(tmp_path):
+    run_dir = tmp_path / "results" / "20261201T000000Z"
+    write_result(str(run_dir / "h" / "default"), summary())
+
+    result = run_report_playbook("-e", "bench_report_run_dir=%s" % run_dir,
+                                 "-e", '{"bench_gate": {"default": {"makespan_s": "worse_by <= 10%"}}}')
+
+    assert result.returncode != 0
+    assert ("bench_gate.default.makespan_s='worse_by <= 10%' is not allowed without an earlier run to compare with: "
+            "set bench_report_compare_to, or use '>= N' or '<= N'") in result.stdout, result.stdout
+    assert not (run_dir / "report.md").exists()
