@@ -47,6 +47,16 @@ CASES = [
     ("port range too small", {"bench_port_range_start": 40100, "bench_port_range_end": 40103},
      "port range 40100-40103 on 127.0.0.1 has fewer than 5 free ports"),
     ("bad GOGC", {"bench_scheduler_gogc": "fast"}, "bench_scheduler_gogc='fast' is not allowed"),
+    ("gate with an unknown scheduler", {"bench_gate": {"kube-batch": {"makespan_s": "<= 60"}}},
+     "bench_gate names the scheduler 'kube-batch', which is not allowed: use \"*\" or one of default"),
+    ("gate with an unknown figure", {"bench_gate": {"default": {"latency_p99": "<= 800"}}},
+     "bench_gate.default names the figure 'latency_p99', which is not allowed: use one of pods_bound"),
+    ("gate with a malformed threshold", {"bench_gate": {"*": {"latency_p99_ms": "< 800"}}},
+     "bench_gate.*.latency_p99_ms='< 800' is not allowed: use '>= N', '<= N' or 'worse_by <= N%'"),
+    ("relative gate without compare_to", {"bench_gate": {"*": {"makespan_s": "worse_by <= 10%"}}},
+     "bench_gate.*.makespan_s='worse_by <= 10%' is not allowed without an earlier run to compare with"),
+    ("compare_to that does not exist", {"bench_report_compare_to": "no-such-run"},
+     "bench_report_compare_to=no-such-run is not allowed: it is neither a directory nor a run id in"),
 ]
 
 
