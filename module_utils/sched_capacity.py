@@ -17,9 +17,9 @@ bound is 0 and the efficiency (bound / makespan) is not defined. No I/O here.
 from __future__ import annotations
 
 try:
-    from ansible.module_utils.sched_rules import format_memory, parse_quantity, queue_quota
+    from ansible.module_utils.sched_rules import format_memory, millicores, queue_quota, size_bytes
 except ImportError:  # imported from the project's own tools and tests, outside Ansible
-    from sched_rules import format_memory, parse_quantity, queue_quota
+    from sched_rules import format_memory, millicores, queue_quota, size_bytes
 
 # Schedulers whose queue bench_queue_quota caps (roles/scheduler: kueue-objects, volcano-init, yunikorn-configs).
 QUEUE_SCHEDULERS = ("kueue", "volcano", "yunikorn")
@@ -30,31 +30,23 @@ WHOLE_JOB_SCHEDULERS = ("kueue", "volcano", "coscheduling")
 ADMITTING_SCHEDULERS = ("kueue", "volcano")
 
 
-def _millicores(quantity):
-    return int(round(parse_quantity(quantity) * 1000))
-
-
-def _bytes(quantity):
-    return int(round(parse_quantity(quantity)))
-
-
 def pods_per_node(work):
     """How many of the workload's pods one fake node holds (CPU, memory and its pod count)."""
-    return min(_millicores(work["node_cpu"]) // _millicores(work["pod_cpu"]),
-               _bytes(work["node_memory"]) // _bytes(work["pod_memory"]),
+    return min(millicores(work["node_cpu"]) // millicores(work["pod_cpu"]),
+               size_bytes(work["node_memory"]) // size_bytes(work["pod_memory"]),
                int(work["node_pods"]))
 
 
 def capacity(work, scheduler):
     """What ``scheduler`` may use: CPU (cores), memory (a quantity), pods, and what set it."""
     nodes = int(work["nodes"])
-    cpu = nodes * _millicores(work["node_cpu"])
-    memory = nodes * _bytes(work["node_memory"])
+    cpu = nodes * millicores(work["node_cpu"])
+    memory = nodes * size_bytes(work["node_memory"])
     limited_by = "cluster"
     if scheduler in QUEUE_SCHEDULERS:
         quota = queue_quota(work["queue_quota"], work)
-        cpu = min(cpu, _millicores(quota["cpu"]))
-        memory = min(memory, _bytes(quota["memory"]))
+        cpu = min(cpu, millicores(quota["cpu"]))
+        memory = min(memory, size_bytes(quota["memory"]))
         limited_by = "queue quota (%s)" % (work["queue_quota"] if isinstance(work["queue_quota"], str) else "explicit")
     return {"cpu": cpu / 1000.0, "memory": format_memory(memory), "memory_bytes": memory,
             "pods": nodes * int(work["node_pods"]), "limited_by": limited_by}
@@ -70,8 +62,8 @@ def makespan_bound(work, scheduler):
     unit_pods = per_job if scheduler in WHOLE_JOB_SCHEDULERS else 1
     cap = capacity(work, scheduler)
     pods_at_once = min(pods_per_node(work) * int(work["nodes"]),
-                       int(round(cap["cpu"] * 1000)) // _millicores(work["pod_cpu"]),
-                       cap["memory_bytes"] // _bytes(work["pod_memory"]))
+                       int(round(cap["cpu"] * 1000)) // millicores(work["pod_cpu"]),
+                       cap["memory_bytes"] // size_bytes(work["pod_memory"]))
     at_once = pods_at_once // unit_pods
     units = int(work["jobs"]) * per_job // unit_pods
     result = {"unit": "job" if unit_pods > 1 else "pod", "at_once": at_once, "waves": None, "seconds": None}

@@ -254,7 +254,7 @@ def host_table(run, host, previous=None):
         name = "%s (%s)" % (scheduler, result.version) if result.version else scheduler
         row = [Cell(name), pods_cell(result, change(METRIC["pods_bound"])), Cell(capacity_text(result.capacity))]
         row += [metric_cell(result.stat(metric), change(metric)) for metric in METRICS[1:]]
-        row += [Cell((result.limited_by or {}).get("stage") or NOT_AVAILABLE),
+        row += [Cell((result.throughput_limited_by or {}).get("stage") or NOT_AVAILABLE),
                 Cell(result.timing_source or NOT_AVAILABLE), status_cell(result)]
         rows.append(row)
     return Table(list(HOST_TABLE_HEADERS), rows)
@@ -264,12 +264,12 @@ FLEET_TABLE_HEADERS = ["Scheduler", "Hosts with results", "Capacity; makespan bo
     metric.label for metric in METRICS]
 
 
-def fleet_capacity(run, scheduler):
+def fleet_capacity(run, scheduler, detail=True):
     """The capacity texts of a scheduler's hosts, each once."""
     texts = []
     for host in run.hosts:
         result = run.result(host, scheduler)
-        text = capacity_text(result.capacity) if result is not None and result.capacity else None
+        text = capacity_text(result.capacity, detail) if result is not None and result.capacity else None
         if text and text not in texts:
             texts.append(text)
     return texts
@@ -279,13 +279,8 @@ def capacity_note(run):
     """A sentence when the schedulers of the run could not use the same capacity, else None."""
     by_capacity = {}
     for scheduler in run.scheduler_names:
-        for host in run.hosts:
-            result = run.result(host, scheduler)
-            if result is not None and result.capacity:
-                text = capacity_text(result.capacity, detail=False)
-                by_capacity.setdefault(text, [])
-                if scheduler not in by_capacity[text]:
-                    by_capacity[text].append(scheduler)
+        for text in fleet_capacity(run, scheduler, detail=False):
+            by_capacity.setdefault(text, []).append(scheduler)
     if len(by_capacity) < 2:
         return None
     return ("The schedulers did not have the same capacity: %s. A makespan is only as short as its capacity allows "
@@ -424,8 +419,8 @@ def slug(text):
 
 def limit_lines(run, host):
     """One line per scheduler of the host: the stage that bounded its throughput, and the evidence."""
-    return ["%s: %s (%s)" % (scheduler, result.limited_by["stage"], result.limited_by["evidence"])
-            for scheduler, result in run.hosts[host].schedulers.items() if result.limited_by]
+    return ["%s: %s (%s)" % (scheduler, result.throughput_limited_by["stage"], result.throughput_limited_by["evidence"])
+            for scheduler, result in run.hosts[host].schedulers.items() if result.throughput_limited_by]
 
 
 def chart_file_names(hosts, prefix="bound-"):

@@ -232,7 +232,7 @@ class SchedulerResult:
         return None
 
     @property
-    def limited_by(self):
+    def throughput_limited_by(self):
         """The representative repeat's throughput_limited_by ({"stage", "evidence", ...}), or None."""
         sample = self.representative()
         stage = (sample.summary or {}).get("throughput_limited_by") if sample else None

@@ -33,6 +33,16 @@ def parse_quantity(text):
     return float(match.group(1)) * _SUFFIX[match.group(2)]
 
 
+def millicores(quantity):
+    """Whole millicores of a CPU quantity ("100m" -> 100, "32" -> 32000): integer arithmetic from here on."""
+    return int(round(parse_quantity(quantity) * 1000))
+
+
+def size_bytes(quantity):
+    """Whole bytes of a memory quantity."""
+    return int(round(parse_quantity(quantity)))
+
+
 # Kinds of rule: (Python type of the value, what is allowed, as the second half of a sentence).
 COUNT = (int, "use a whole number of at least 1")
 POSITIVE = (float, "use a number greater than 0")
@@ -192,6 +202,6 @@ def queue_quota(spec, workload=None):
         return dict(SEED_QUEUE_QUOTA)
     if spec == "cluster":
         nodes = _number(workload["nodes"], int)
-        return {"cpu": format_cpu(nodes * round(parse_quantity(workload["node_cpu"]) * 1000)),
-                "memory": format_memory(nodes * round(parse_quantity(workload["node_memory"])))}
+        return {"cpu": format_cpu(nodes * millicores(workload["node_cpu"])),
+                "memory": format_memory(nodes * size_bytes(workload["node_memory"]))}
     return {"cpu": str(spec["cpu"]), "memory": str(spec["memory"])}
