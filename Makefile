@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup bench test test-unit test-e2e test-molecule lint docker base-image bench-loadgen teardown report clean
+.PHONY: setup bench bench-scale test test-unit test-e2e test-molecule lint docker base-image bench-loadgen teardown report clean
 
 ## setup: create .venv with the pinned Python packages (fast when done)
 setup: $(VENV)/.installed
@@ -21,6 +21,10 @@ $(VENV)/.installed: requirements.txt requirements.yml
 ## bench: benchmark this machine (inventories/local); extra options in ARGS, e.g. ARGS='-e bench_jobs=1000'
 bench: setup
 	ansible-playbook bench.yml -i inventories/local $(ARGS)
+
+## bench-scale: ten times the seed on this machine: 1,000 fake nodes, 10,000 jobs x 3 pods, default scheduler
+bench-scale: setup
+	ansible-playbook bench.yml -i inventories/local -e bench_nodes=1000 -e bench_jobs=10000 -e bench_timeout=3600 $(ARGS)
 
 ## teardown: stop any benchmark cluster left on this machine
 teardown: setup

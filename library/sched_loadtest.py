@@ -147,6 +147,9 @@ summary:
       cpu_seconds: 3.2
       peak_rss_mb: 61.5
       processes: [{name: kube-scheduler, pid: 4242, cpu_seconds: 3.2, peak_rss_mb: 61.5}]
+    loadtest_cost: {cpu_seconds: 4.1, peak_rss_mb: 88.2}
+    audit_log_bytes: 2419200
+    phases_s: {setup: 1.2, submit: 2.5, wait: 4.3, analysis: 0.4}
     capacity: {cpu: 3200.0, memory: 25Ti, memory_bytes: 27487790694400, pods: 11000, limited_by: cluster}
     makespan_bound: {unit: pod, at_once: 3200, waves: 1, seconds: 0.0}
     efficiency: null

@@ -105,6 +105,24 @@ def is_status(exc, code):
     return isinstance(exc, ApiException) and exc.status == code
 
 
+# Objects per page of a list: a list of 30,000 pods in one response is a 100 MB body.
+LIST_PAGE = 500
+
+
+def list_pages(list_call, *args, **kwargs):
+    """Yield the list's resourceVersion, then its items, a page of LIST_PAGE at a time."""
+    token, first = None, True
+    while True:
+        body = read_json(list_call(*args, limit=LIST_PAGE, _continue=token, _preload_content=False, **kwargs))
+        if first:
+            yield body["metadata"]["resourceVersion"]
+            first = False
+        yield from body.get("items") or []
+        token = body["metadata"].get("continue")
+        if not token:
+            return
+
+
 class PodWatch(threading.Thread):
     """Follows the pods of one namespace and notes, per pod, when it was first
     seen, bound to a node and finished, as seen by this client (watch timing).
@@ -162,11 +180,11 @@ class PodWatch(threading.Thread):
                 self.done[name] = now
 
     def _list(self):
-        body = read_json(self.core.list_namespaced_pod(self.namespace, _preload_content=False,
-                                                       _request_timeout=30))
-        for pod in body.get("items") or []:
+        pages = list_pages(self.core.list_namespaced_pod, self.namespace, _request_timeout=30)
+        version = next(pages)
+        for pod in pages:
             self._note(pod)
-        return body["metadata"]["resourceVersion"]
+        return version
 
     def resync(self):
         """Take in the pods' current state by listing them (their times are those of this call)."""

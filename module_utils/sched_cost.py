@@ -3,13 +3,14 @@
 
 A sample records, per pid file, the process's CPU time (utime + stime from
 /proc/<pid>/stat) and its peak resident memory (VmHWM from /proc/<pid>/status).
-``cost`` compares a sample at the start with one at the end. Only file reads
-here, with the /proc root as a parameter, so the parsing is unit-tested on
-made-up files.
+``cost`` compares a sample at the start with one at the end; ``own_cost`` is the
+load test's own, from getrusage. Only file reads here, with the /proc root as a
+parameter, so the parsing is unit-tested on made-up files.
 """
 from __future__ import annotations
 
 import os
+import resource
 
 # /proc/<pid>/stat fields after the command name (which may contain spaces and
 # parentheses, so parsing starts after its last ')'): field 14 utime and
@@ -117,3 +118,10 @@ def cost(start, end, ticks_per_second=None):
         "peak_rss_mb": round(total_peak_kb / 1024.0, 1),
         "processes": processes,
     }
+
+
+def own_cost():
+    """This process's CPU seconds (user + system, all threads) and peak resident memory so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    # ru_maxrss is in kilobytes on Linux.
+    return {"cpu_seconds": round(usage.ru_utime + usage.ru_stime, 3), "peak_rss_mb": round(usage.ru_maxrss / 1024.0, 1)}

@@ -25,6 +25,7 @@ from ansible.module_utils.sched_client import (
     drain,
     error_text,
     is_status,
+    list_pages,
     read_json,
 )
 from ansible.module_utils.sched_progress import ProgressFile
@@ -156,10 +157,10 @@ class LoadTest:
         wanted = set(self.created_nodes)
         ready = 0
         while time.monotonic() < deadline:
-            body = read_json(self.core.list_node(
-                label_selector="%s=fake-node" % workloads.ROLE_LABEL, _preload_content=False))
+            nodes = list_pages(self.core.list_node, label_selector="%s=fake-node" % workloads.ROLE_LABEL)
+            next(nodes)
             ready = sum(
-                1 for node in body.get("items", [])
+                1 for node in nodes
                 if node["metadata"]["name"] in wanted and any(
                     c.get("type") == "Ready" and c.get("status") == "True"
                     for c in (node.get("status") or {}).get("conditions") or []))
@@ -249,6 +250,7 @@ class LoadTest:
         return self.watch.counts().bound if self.watch else 0
 
     def write_results(self, complete, reason):
+        analysis_start = time.monotonic()
         records, job_times, source = self.measure()
         window = (self.submit_end - self.submit_start) if self.submit_end and self.submit_start else None
         summary, timeline = metrics.summarize(
@@ -275,6 +277,10 @@ class LoadTest:
             self.p["scheduler"] in capacity.ADMITTING_SCHEDULERS)
         if self.p["scheduler_pid_files"]:
             summary["scheduler_cost"] = cost.cost(self.cost_start, cost.sample(self.p["scheduler_pid_files"]))
+        summary["audit_log_bytes"] = metrics.files_size(metrics.audit_log_files(self.p["audit_log"])
+                                                        if self.p["audit_log"] else [])
+        self.phases["analysis"] = round(time.monotonic() - analysis_start, 3)
+        summary["loadtest_cost"] = cost.own_cost()
         return write_files(self.p["output_dir"], summary, metrics.pod_rows(records), timeline), summary
 
     # -- clean-up --------------------------------------------------------

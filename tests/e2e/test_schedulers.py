@@ -34,7 +34,9 @@ NODES, JOBS, PODS_PER_JOB = 10, 20, 3
 # Knobs set to values no default has, so env.json can only hold them if they were passed through. The profile
 # covers the whole small run: YuniKorn binds its first pods about 3 s after they are created.
 KNOBS = {"bench_scheduler_api_qps": 400, "bench_scheduler_api_burst": 600, "bench_scheduler_gogc": "150",
-         "bench_scheduler_cpu_profile_seconds": 6, "bench_scheduler_cpu_limit": 1}
+         "bench_scheduler_cpu_profile_seconds": 6, "bench_scheduler_cpu_limit": 1,
+         # The tests below read the audit log from the fetched results.
+         "bench_fetch_audit_log": True}
 RUN_ID = "e2e-schedulers"
 NAMESPACE = "sched-bench"
 # Below the kernel's ephemeral port range (32768 and up), like the toolkit's default range.

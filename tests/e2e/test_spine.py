@@ -14,7 +14,8 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
     assert runner.rc == 0, failure_text(runner)
 
     out = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost", "default")
-    assert sorted(os.listdir(out)) == ["audit.log.gz", "env.json", "pods.csv", "summary.json", "timeline.csv"]
+    # The audit log stays on the host unless bench_fetch_audit_log asks for it; env.json says where.
+    assert sorted(os.listdir(out)) == ["env.json", "pods.csv", "summary.json", "timeline.csv"]
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
         summary = json.load(handle)
     assert summary["complete"] is True, summary.get("reason")
@@ -35,7 +36,10 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
     assert all(row["node"].startswith("kwok-node-") for row in pods)
 
     # Each pod's times are the API server's own, as the audit log records them.
-    created, bound = audit_bindings(os.path.join(out, "audit.log.gz"))
+    assert env["audit_log"]["fetched"] is False
+    assert env["audit_log"]["on_host"] == os.path.join(
+        bench_vars["bench_workspace"], "results", bench_vars["bench_run_id"], "default", "audit.log.gz")
+    created, bound = audit_bindings(env["audit_log"]["on_host"])
     for row in pods:
         assert created[row["pod"]] == row["created"]
         assert bound[row["pod"]] == row["bound"]

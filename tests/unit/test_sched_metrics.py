@@ -201,3 +201,49 @@ def test_a_growing_backlog_means_scheduling_and_a_long_submission_or_a_bound_com
     assert m.limiting_stage(rows, 10.0, 6.0, 0.0)["stage"] == "submission"
     assert m.limiting_stage(rows, 10.0, 6.0, 5.0)["stage"] == "capacity"
     assert m.limiting_stage([], None, None, 0.0)["stage"] is None
+
+
+def _log_with_noise(path, pods, noise_per_pod):
+    """A run of ``pods`` pods (job, pod, binding) with ``noise_per_pod`` status patches of 2 kB each per pod."""
+    status = {"status": {"conditions": [{"type": "Ready", "status": "True", "message": "x" * 2000}]}}
+    with open(path, "w", encoding="utf-8") as out:
+        for index in range(pods):
+            ts = "2026-01-01T00:00:%02d.%06dZ" % (index // 1000, index % 1000)
+            lines = [event("create", "jobs", ts, response_name="job-%d" % index),
+                     event("create", "pods", ts, response_name="pod-%d" % index, owner="job-%d" % index),
+                     event("create", "pods", ts, name="pod-%d" % index, sub="binding", node="n1")]
+            for _ in range(noise_per_pod):
+                noise = event("patch", "pods", ts, name="pod-%d" % index, sub="status", code=200)
+                noise["requestObject"] = status
+                lines.append(noise)
+            for ev in lines:
+                out.write(json.dumps(ev, separators=(",", ":")) + "\n")
+
+
+def _analysis_peak_bytes(path):
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        times = m.AuditTimes(NS)
+        for ev in m.read_audit_events(m.audit_log_files(str(path)), NS):
+            times.add(ev)
+        rows = times.records()
+        return tracemalloc.get_traced_memory()[1], rows
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_analysis_memory_follows_the_pods_not_the_size_of_the_log(tmp_path):
+    # The same 300 pods, once with a little of the other traffic a run logs and once with 40 times
+    # as much: the log grows about 35-fold, the analysis' peak memory must not follow it.
+    small, large = tmp_path / "small" / "audit.log", tmp_path / "large" / "audit.log"
+    small.parent.mkdir()
+    large.parent.mkdir()
+    _log_with_noise(small, 300, 1)
+    _log_with_noise(large, 300, 40)
+    assert large.stat().st_size > 20 * small.stat().st_size
+    small_peak, small_rows = _analysis_peak_bytes(small)
+    large_peak, large_rows = _analysis_peak_bytes(large)
+    assert small_rows == large_rows and len(small_rows) == 300
+    # Holding the large log (or its parsed events) would cost its whole size, over 20 MB.
+    assert large_peak < 2 * small_peak, (small_peak, large_peak, large.stat().st_size)
