@@ -128,6 +128,9 @@ class SchedulerResult:
     failure: dict | None = None        # {"task", "msg"} of this scheduler
     host_failure: dict | None = None   # {"task", "msg"} of the host
     repeats_expected: int = 0
+    # stat() per metric key: the report asks for each figure in several tables and the CSV,
+    # and its bootstrap is the costly part.
+    _stats: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def measured(self):
@@ -148,7 +151,9 @@ class SchedulerResult:
 
     def stat(self, metric):
         """Over the repeats: median, min-max and, with three or more, the median's interval."""
-        return stat_of(self.values(metric), interval=True)
+        if metric.key not in self._stats:
+            self._stats[metric.key] = stat_of(self.values(metric), interval=True)
+        return self._stats[metric.key]
 
     def values(self, metric):
         """The figure of each repeat the numbers come from."""

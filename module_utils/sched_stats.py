@@ -151,7 +151,17 @@ def format_p(p):
     return "%.2g" % p if p >= 0.001 else "%.1e" % p
 
 
+@functools.lru_cache(maxsize=None)
+def _compare(before, after, higher_is_better, alpha):
+    return compare_uncached(list(before), list(after), higher_is_better, alpha)
+
+
 def compare(before, after, higher_is_better, alpha=ALPHA):
+    """compare_uncached, computed once per distinct input: the report asks for each verdict more than once."""
+    return _compare(tuple(before), tuple(after), higher_is_better, alpha)
+
+
+def compare_uncached(before, after, higher_is_better, alpha=ALPHA):
     """The verdict on ``after`` against ``before`` (the repeats of a figure in two runs): better or worse
     when the test finds a difference at ``alpha``, and no verdict when the sizes cannot reach it."""
     before = [value for value in before if value is not None]
