@@ -104,8 +104,8 @@ def _number(value, kind):
     return float(value)
 
 
-def _allowed(rule, value):
-    """None when ``value`` passes ``rule``, else what is allowed."""
+def rule_problem(rule, value):
+    """None when ``value`` passes ``rule`` (a kind of rule above, or a choice), else what is allowed."""
     if isinstance(rule[0], str):
         return None if value in rule else "use one of %s" % ", ".join(rule)
     kind, allowed = rule
@@ -127,7 +127,7 @@ def _queue_quota_ok(value):
         return True
     if not isinstance(value, dict) or sorted(value) != ["cpu", "memory"]:
         return False
-    return all(_allowed(QUANTITY, str(value[name])) is None for name in ("cpu", "memory"))
+    return all(rule_problem(QUANTITY, str(value[name])) is None for name in ("cpu", "memory"))
 
 
 def problems(values, label="%s", names=None):
@@ -139,7 +139,7 @@ def problems(values, label="%s", names=None):
     out, bad = [], set()
     for name in names or RULES:
         if name in values:
-            allowed = _allowed(RULES[name], values[name])
+            allowed = rule_problem(RULES[name], values[name])
             if allowed:
                 bad.add(name)
                 out.append("%s=%r is not allowed: %s" % (label % name, values[name], allowed))
