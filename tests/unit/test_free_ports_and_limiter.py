@@ -1,9 +1,11 @@
-"""Port picking (library/bench_free_ports.py) and the load generator's rate limiter."""
+"""Port picking (library/bench_free_ports.py), the load generator's rate limiter and its paginated lists."""
+import json
 import random
 import socket
 
 import bench_free_ports
 import pytest
+import sched_client
 from sched_client import RateLimiter
 
 
@@ -56,3 +58,33 @@ def test_rate_limiter_allows_burst_then_paces():
     for _ in range(10):
         limiter.acquire()
     assert clock.now == pytest.approx(1.0, rel=0.01)
+
+
+class _Response:
+    """What the client returns with _preload_content=False: a body and a connection to release."""
+
+    def __init__(self, body):
+        self.data = json.dumps(body).encode()
+        self.released = False
+
+    def release_conn(self):
+        self.released = True
+
+
+def test_lists_come_a_page_at_a_time_and_keep_the_first_pages_version():
+    items = [{"metadata": {"name": "pod-%d" % index}} for index in range(1200)]
+    calls = []
+
+    def list_call(namespace, limit, _continue, _preload_content, **kwargs):
+        calls.append((namespace, limit, _continue, kwargs))
+        start = int(_continue or 0)
+        token = str(start + limit) if start + limit < len(items) else None
+        # Later pages carry later versions; the list is the first page's snapshot.
+        return _Response({"metadata": {"resourceVersion": str(100 + start), "continue": token},
+                          "items": items[start:start + limit]})
+
+    pages = sched_client.list_pages(list_call, "ns", _request_timeout=30)
+    assert next(pages) == "100"
+    assert [item["metadata"]["name"] for item in pages] == ["pod-%d" % index for index in range(1200)]
+    assert [call[2] for call in calls] == [None, "500", "1000"]
+    assert all(call[1] == sched_client.LIST_PAGE == 500 and call[3] == {"_request_timeout": 30} for call in calls)
