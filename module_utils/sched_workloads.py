@@ -30,6 +30,8 @@ YUNIKORN_QUEUE = "root.sandbox"
 # scheduler-plugins installed "as a second scheduler": its profile's name and the PodGroup label.
 COSCHEDULING_SCHEDULER_NAME = "scheduler-plugins-scheduler"
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
+# spec.managedBy of the calibration's Jobs: the job controller (Kubernetes 1.32 and later) leaves them alone.
+CALIBRATION_MANAGER = "sched-bench.io/calibration"
 
 # The custom resources a workload creates: api name -> (group, version, plural).
 CUSTOM_APIS = {
@@ -154,6 +156,15 @@ def _own_labels(target):
     if target.run_label:
         labels[RUN_LABEL] = target.run_label
     return labels
+
+
+def calibration_job(index, target, work):
+    """Job ``index`` of the calibration's create probe: the default scheduler's Job, suspended and managed by
+    nobody (spec.managedBy), so that no controller writes its status or events and no pod is created: only the
+    API server's create path is measured."""
+    job = _batch_job(job_name(index), target, work, _pod_template(target, work), suspend=True)
+    job["spec"]["managedBy"] = CALIBRATION_MANAGER
+    return [("batch", job)]
 
 
 def workload(index, target, work):

@@ -69,10 +69,13 @@ def test_the_play_and_the_module_share_the_rules():
         "workload.pod_duration=-1 is not allowed: use seconds, 0 or more"]
 
 
-def test_module_documents_every_workload_field_with_its_type():
-    import sched_loadtest
+@pytest.mark.parametrize("module_name", ["sched_loadtest", "bench_calibrate"])
+def test_module_documents_every_workload_field_with_its_type(module_name):
+    import importlib
+
     import yaml
-    documented = yaml.safe_load(sched_loadtest.DOCUMENTATION)["options"]["workload"]["suboptions"]
+    module = importlib.import_module(module_name)
+    documented = yaml.safe_load(module.DOCUMENTATION)["options"]["workload"]["suboptions"]
     assert list(documented) == list(rules.WORKLOAD)
     assert {name: spec["type"] for name, spec in documented.items()} == {
         name: spec["type"] for name, spec in rules.workload_options().items()}

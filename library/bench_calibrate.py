@@ -1,0 +1,247 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+"""Ansible module: measure a host's calibration probes, the API create ceiling and a single-core CPU probe."""
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: bench_calibrate
+short_description: Measure how fast a host's fresh cluster takes the load generator's Jobs, and how fast one core is
+description:
+  - Two short, fixed probes, the same on every host, so that hosts of different speed compare.
+  - The CPU probe runs a fixed piece of Python (integer arithmetic and dict stores) in one thread for three rounds
+    of a second and reports passes per second.
+  - The API create probe creates Jobs of the workload with the load generator's code (its thread pool of
+    C(workload.submit_concurrency) requests, its client-side rate limit C(workload.client_qps) and
+    C(workload.client_burst)) in a namespace of its own for three rounds of a second, and reports Jobs per second
+    and the ceiling in pods per second (Jobs per second times C(workload.pods_per_job)). The Jobs are suspended and
+    managed by nobody (C(spec.managedBy)), so no controller or scheduler adds work to what is measured. Then it
+    deletes the Jobs, as many at once as it created them, and the namespace.
+  - Each probe reports the median of its rounds, their min and max, the spread and how long it took.
+  - Runs on the host that can reach the API server; needs the Python C(kubernetes) package there.
+version_added: "0.1.0"
+options:
+  kubeconfig:
+    description: Path to the kubeconfig of the cluster.
+    type: path
+    required: true
+  context:
+    description: Context in the kubeconfig; the current context when omitted.
+    type: str
+  namespace:
+    description: Namespace for the probe's Jobs. It must not exist yet; it is created and deleted.
+    type: str
+    default: sched-bench-calibration
+  run_label:
+    description: Value of the C(sched-bench.io/run) label put on the namespace and the Jobs.
+    type: str
+    default: ""
+  workload:
+    description:
+      - The workload description the bench role builds from the C(bench_*) variables, as for M(sched_loadtest).
+        The Jobs are the default scheduler's Jobs of this workload; the load generator's settings are its own.
+    type: dict
+    required: true
+    suboptions:
+      nodes: {description: Number of fake nodes., type: int, required: true}
+      node_cpu: {description: CPU capacity of a fake node (a Kubernetes quantity)., type: str, required: true}
+      node_memory: {description: Memory capacity of a fake node., type: str, required: true}
+      node_pods: {description: Pod capacity of a fake node., type: int, required: true}
+      jobs: {description: Number of jobs of the load test., type: int, required: true}
+      pods_per_job: {description: Pods of each job; the ceiling in pods/s is Jobs/s times this., type: int, required: true}
+      pod_cpu: {description: CPU request (and limit) of each pod., type: str, required: true}
+      pod_memory: {description: Memory request (and limit) of each pod., type: str, required: true}
+      pod_duration: {description: Seconds a pod runs before kwok completes it., type: float, required: true}
+      queue_quota: {description: What the queues of Kueue, Volcano and YuniKorn could use., type: raw, required: true}
+      wait_for: {description: What the load test waits for., type: str, required: true}
+      timeout: {description: Seconds the load test waits., type: float, required: true}
+      submit_concurrency: {description: Parallel requests of the load generator., type: int, required: true}
+      client_qps: {description: Client-side rate limit (requests a second)., type: float, required: true}
+      client_burst: {description: Client-side burst for the rate limit., type: int, required: true}
+author:
+  - kube-sched-bench maintainers
+"""
+
+EXAMPLES = r"""
+- name: Measure the host's calibration probes before any scheduler is deployed
+  bench_calibrate:
+    kubeconfig: /home/bench/kube-sched-bench/clusters/bench/admin.kubeconfig
+    workload: "{{ bench_workload }}"
+  register: calibration
+
+- name: Show the API create ceiling
+  ansible.builtin.debug:
+    msg: "{{ calibration.calibration.api_create.ceiling_pods_per_s }} pods/s"
+"""
+
+RETURN = r"""
+calibration:
+  description: Both probes, as env.json records them under C(calibration).
+  returned: when not in check mode
+  type: dict
+  sample:
+    api_create:
+      object: Job (suspended)
+      round_s: 1.0
+      rounds_jobs_per_s: [498.1, 512.4, 505.0]
+      jobs_per_s: {median: 505.0, min: 498.1, max: 512.4, spread_pct: 2.8}
+      jobs_created: 1517
+      ceiling_pods_per_s: 1515.0
+      duration_s: 6.3
+    cpu:
+      pass: 20000 steps of a linear congruential generator, each stored in a dict of 1024 slots
+      round_s: 1.0
+      rounds_passes_per_s: [281.0, 297.3, 262.5]
+      passes_per_s: {median: 281.0, min: 262.5, max: 297.3, spread_pct: 12.4}
+      python: 3.11.2
+      duration_s: 3.0
+plan:
+  description: What the probes would do (check mode).
+  returned: in check mode
+  type: dict
+"""
+
+import os
+import platform
+import threading
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+
+from ansible.module_utils import sched_calibration as calibration
+from ansible.module_utils import sched_rules as rules
+from ansible.module_utils import sched_workloads as workloads
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+
+try:
+    from ansible.module_utils.sched_client import RateLimiter, api_client, create_workload, drain, error_text, is_status
+    from kubernetes import client as k8s_client
+    KUBERNETES_IMPORT_ERROR = None
+except ImportError:
+    KUBERNETES_IMPORT_ERROR = traceback.format_exc()
+
+ARGUMENT_SPEC = dict(
+    kubeconfig=dict(type="path", required=True),
+    context=dict(type="str"),
+    namespace=dict(type="str", default="sched-bench-calibration"),
+    run_label=dict(type="str", default=""),
+    workload=dict(type="dict", required=True, options=rules.workload_options()),
+)
+
+
+class ProbeError(Exception):
+    """A failure with a sentence for the user."""
+
+
+def cpu_probe():
+    start = time.perf_counter()
+    rounds = [calibration.timed_round(calibration.cpu_pass, calibration.CPU_ROUND_S)
+              for _ in range(calibration.CPU_ROUNDS)]
+    return calibration.cpu_result(rounds, platform.python_version(), time.perf_counter() - start)
+
+
+class ApiProbe:
+    def __init__(self, params):
+        self.p = params
+        self.w = params["workload"]
+        self.target = workloads.Target("default", params["namespace"], params["run_label"])
+        self.client = api_client(params["kubeconfig"], params["context"], self.w["submit_concurrency"] + 2)
+        self.core = k8s_client.CoreV1Api(self.client)
+        self.batch = k8s_client.BatchV1Api(self.client)
+        self.limiter = RateLimiter(self.w["client_qps"], self.w["client_burst"])
+        self.lock = threading.Lock()
+        self.next_index = 0
+
+    def server_version(self):
+        try:
+            return k8s_client.VersionApi(self.client).get_code(_request_timeout=15).git_version
+        except Exception as exc:  # noqa: BLE001 - any failure to connect is reported the same way
+            raise ProbeError("the API server in kubeconfig %s does not answer: %s"
+                             % (self.p["kubeconfig"], error_text(exc))) from exc
+
+    def namespace_exists(self):
+        try:
+            drain(self.core.read_namespace(self.p["namespace"], _preload_content=False))
+            return True
+        except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
+            if is_status(exc, 404):
+                return False
+            raise
+
+    def create_one(self):
+        with self.lock:
+            index, self.next_index = self.next_index, self.next_index + 1
+        self.limiter.acquire()
+        create_workload(self.batch, None, self.p["namespace"], workloads.calibration_job(index, self.target, self.w))
+
+    def run(self):
+        name = self.p["namespace"]
+        if self.namespace_exists():
+            raise ProbeError("namespace %s already exists: the calibration needs a fresh namespace (delete it)" % name)
+        start = time.perf_counter()
+        labels = {workloads.ROLE_LABEL: "calibration"}
+        if self.p["run_label"]:
+            labels[workloads.RUN_LABEL] = self.p["run_label"]
+        drain(self.core.create_namespace({"metadata": {"name": name, "labels": labels}}, _preload_content=False))
+        try:
+            rounds = [calibration.timed_round(self.create_one, calibration.API_ROUND_S, self.w["submit_concurrency"])
+                      for _ in range(calibration.API_ROUNDS)]
+        except Exception as exc:  # noqa: BLE001 - the client raises many types; reported in one sentence
+            raise ProbeError("the calibration could not create Job %d in namespace %s: %s"
+                             % (self.next_index, name, error_text(exc))) from exc
+        finally:
+            self.delete_namespace()
+        return calibration.api_result(rounds, self.w["pods_per_job"], time.perf_counter() - start)
+
+    def delete_one(self, index):
+        self.limiter.acquire()
+        try:
+            drain(self.batch.delete_namespaced_job(workloads.job_name(index), self.p["namespace"],
+                                                   propagation_policy="Background", _preload_content=False))
+        except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
+            if not is_status(exc, 404):
+                raise
+
+    def delete_namespace(self):
+        """Delete the Jobs, as many at once as they were created, so that none is left to weigh on the load test;
+        then the namespace, which the namespace controller removes, empty, in the background."""
+        with ThreadPoolExecutor(max_workers=self.w["submit_concurrency"]) as pool:
+            list(pool.map(self.delete_one, range(self.next_index)))
+        drain(self.core.delete_namespace(self.p["namespace"], _preload_content=False))
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    params = module.params
+    problem = workloads.validate(dict(params, scheduler="default"))
+    if problem:
+        module.fail_json(msg=problem)
+    if not os.path.isfile(params["kubeconfig"]) or not os.access(params["kubeconfig"], os.R_OK):
+        module.fail_json(msg="kubeconfig %s does not exist or is not readable" % params["kubeconfig"])
+    if KUBERNETES_IMPORT_ERROR:
+        module.fail_json(msg=missing_required_lib("kubernetes"), exception=KUBERNETES_IMPORT_ERROR)
+    try:
+        probe = ApiProbe(params)
+    except Exception as exc:  # noqa: BLE001 - a kubeconfig the client cannot use
+        module.fail_json(msg="kubeconfig %s cannot be used: %s" % (params["kubeconfig"], exc))
+    try:
+        version = probe.server_version()
+        if module.check_mode:
+            module.exit_json(changed=False, plan={
+                "server_version": version, "namespace": params["namespace"],
+                "namespace_exists": probe.namespace_exists(),
+                "cpu": "%d rounds of %g s" % (calibration.CPU_ROUNDS, calibration.CPU_ROUND_S),
+                "api_create": "%d rounds of %g s, %d requests at once" % (
+                    calibration.API_ROUNDS, calibration.API_ROUND_S, params["workload"]["submit_concurrency"])})
+        # The CPU probe first, while the fresh cluster is idle; the Jobs' clean-up would disturb it.
+        cpu = cpu_probe()
+        api = probe.run()
+    except ProbeError as exc:
+        module.fail_json(msg=str(exc))
+    except Exception as exc:  # noqa: BLE001 - the cluster failed under us
+        module.fail_json(msg="the calibration failed: %s" % error_text(exc))
+    module.exit_json(changed=True, calibration={"api_create": api, "cpu": cpu})
+
+
+if __name__ == "__main__":
+    main()

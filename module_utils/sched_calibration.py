@@ -1,0 +1,101 @@
+# -*- coding: utf-8 -*-
+"""Host calibration: the arithmetic of the two fixed probes and the share of a host's ceiling.
+
+Each host measures, once per run and before any scheduler is deployed, how fast
+the load generator can create suspended Jobs on its fresh cluster (the API
+create ceiling) and how fast one core runs a fixed piece of Python (the CPU
+probe). Both run in a few timed rounds; a probe is reported as the median of
+its rounds with their min, max and relative spread. library/bench_calibrate.py
+runs them; the load test gives each scheduler's throughput as a share of the
+ceiling. No I/O here.
+"""
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+try:
+    from ansible.module_utils.sched_stats import median
+except ImportError:  # imported from the project's own tools and tests, outside Ansible
+    from sched_stats import median
+
+# The probes are the same on every host, so that hosts compare: change them and earlier runs no longer do.
+API_ROUNDS, API_ROUND_S = 3, 1.0
+CPU_ROUNDS, CPU_ROUND_S = 3, 1.0
+CPU_PASS_ITERATIONS = 20000
+CPU_PASS = "%d steps of a linear congruential generator, each stored in a dict of 1024 slots" % CPU_PASS_ITERATIONS
+
+
+def cpu_pass():
+    """One pass of the CPU probe: integer arithmetic and dict stores in the interpreter, one core; its checksum."""
+    value, slots = 1, {}
+    for index in range(CPU_PASS_ITERATIONS):
+        value = (value * 1103515245 + 12345) & 0x7FFFFFFF
+        slots[value & 1023] = index
+    return value ^ sum(slots.values())
+
+
+def timed_round(work, seconds, workers=1, clock=time.perf_counter):
+    """(calls, elapsed s): ``workers`` threads each call ``work`` until ``seconds`` have passed.
+
+    Elapsed runs until the last call returned, so the calls still under way at the deadline count in full.
+    One worker runs in the calling thread. An exception of ``work`` stops the round and is raised.
+    """
+    start = clock()
+    deadline = start + seconds
+
+    def worker(_index=0):
+        calls = 0
+        while clock() < deadline:
+            work()
+            calls += 1
+        return calls
+
+    if workers == 1:
+        calls = worker()
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            calls = sum(pool.map(worker, range(workers)))
+    return calls, clock() - start
+
+
+def rate(calls, seconds):
+    """Calls per second of one round, to two decimals."""
+    return round(calls / seconds, 2) if seconds > 0 else 0.0
+
+
+def summarize_rounds(rates):
+    """The median of the rounds' rates, their min and max, and the spread: (max - min) / median in per cent."""
+    middle = median(rates)
+    low, high = min(rates), max(rates)
+    return {"median": round(middle, 2), "min": low, "max": high,
+            "spread_pct": round((high - low) / middle * 100.0, 1) if middle else None}
+
+
+def ceiling_pods_per_s(jobs_per_s, pods_per_job):
+    """The create ceiling in pods: every Job the load generator creates brings ``pods_per_job`` pods."""
+    return round(jobs_per_s * pods_per_job, 1)
+
+
+def share_of_ceiling(throughput_pods_per_s, ceiling):
+    """A scheduler's mean throughput as a share of its host's create ceiling (pods/s), or None without either."""
+    if throughput_pods_per_s is None or not ceiling or ceiling <= 0:
+        return None
+    return round(throughput_pods_per_s / ceiling, 4)
+
+
+def api_result(rounds, pods_per_job, duration_s):
+    """calibration.api_create of env.json from the rounds' (jobs created, seconds)."""
+    rates = [rate(calls, seconds) for calls, seconds in rounds]
+    jobs = summarize_rounds(rates)
+    return {"object": "Job (suspended)", "round_s": API_ROUND_S, "rounds_jobs_per_s": rates, "jobs_per_s": jobs,
+            "jobs_created": sum(calls for calls, _ in rounds),
+            "ceiling_pods_per_s": ceiling_pods_per_s(jobs["median"], pods_per_job),
+            "duration_s": round(duration_s, 2)}
+
+
+def cpu_result(rounds, python_version, duration_s):
+    """calibration.cpu of env.json from the rounds' (passes, seconds)."""
+    rates = [rate(calls, seconds) for calls, seconds in rounds]
+    return {"pass": CPU_PASS, "round_s": CPU_ROUND_S, "rounds_passes_per_s": rates,
+            "passes_per_s": summarize_rounds(rates), "python": python_version, "duration_s": round(duration_s, 2)}
