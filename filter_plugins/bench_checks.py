@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from sched_gate import parse_gate  # noqa: E402 - module_utils is not a package here
 from sched_report_run import find_run  # noqa: E402 - module_utils is not a package here
-from sched_rules import RULES, RUNTIME_SCHEDULERS, SCHEDULERS, WORKLOAD, problems, queue_quota  # noqa: E402 - module_utils is not a package here
+from sched_rules import RULES, RUNTIME_SCHEDULERS, SCHEDULERS, WORKLOAD, boolean, problems, queue_quota  # noqa: E402 - module_utils is not a package here
 from sched_stats import ALPHA, smallest_p  # noqa: E402 - module_utils is not a package here
 from version_matrix import PIN_PATTERNS, VERSION_SETS  # noqa: E402 - importable once sys.path has filter_plugins
 
@@ -135,20 +135,12 @@ def gate_problems(gate, compare_to=None, repeats=None, schedulers=None, name="be
     return found
 
 
-BOOLEANS = {True: True, False: False, "true": True, "false": False, "yes": True, "no": False, "1": True, "0": False}
-
-
-def _boolean(value):
-    """True/False from a boolean as YAML or the command line gives it; KeyError for anything else."""
-    return BOOLEANS[value.lower() if isinstance(value, str) else value]
-
-
 def _listen_problems(v):
     """bench_listen_address must be an IP address; one that other machines can reach needs the opt-in."""
     address = v.get("bench_listen_address", "127.0.0.1")
     allow = v.get("bench_allow_remote_access", False)
     try:
-        allow = _boolean(allow)
+        allow = boolean(allow)
     except (KeyError, TypeError):
         yield "bench_allow_remote_access=%r is not allowed: use true or false" % (allow,)
         return

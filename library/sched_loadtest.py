@@ -108,6 +108,12 @@ options:
     type: list
     elements: path
     default: []
+  ceiling_pods_per_s:
+    description:
+      - The host's API create ceiling in pods per second, as M(bench_calibrate) measured it on this host
+        (C(calibration.api_create.ceiling_pods_per_s) of env.json). The summary's C(share_of_host_ceiling) is the
+        mean throughput divided by it; without it, null.
+    type: float
 author:
   - kube-sched-bench maintainers
 """
@@ -153,6 +159,7 @@ summary:
     capacity: {cpu: 3200.0, memory: 25Ti, memory_bytes: 27487790694400, pods: 11000, limited_by: cluster}
     makespan_bound: {unit: pod, at_once: 3200, waves: 1, seconds: 0.0}
     efficiency: null
+    share_of_host_ceiling: 0.0235
 files:
   description: Paths of the files written.
   returned: when not in check mode
@@ -196,6 +203,7 @@ ARGUMENT_SPEC = dict(
     scheduler_pid_files=dict(type="list", elements="path", default=[]),
     progress_file=dict(type="path"),
     pid_file=dict(type="path"),
+    ceiling_pods_per_s=dict(type="float"),
 )
 
 

@@ -13,6 +13,7 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from ansible.module_utils import sched_calibration as calibration
 from ansible.module_utils import sched_capacity as capacity
 from ansible.module_utils import sched_cost as cost
 from ansible.module_utils import sched_metrics as metrics
@@ -272,6 +273,8 @@ class LoadTest:
             "finished_at": metrics.format_time_us(int(time.time() * 1_000_000)),
         })
         summary.update(capacity.capacity_summary(self.w, self.p["scheduler"], summary["makespan_s"]))
+        summary["share_of_host_ceiling"] = calibration.share_of_ceiling(summary["throughput_pods_per_s"],
+                                                                         self.p.get("ceiling_pods_per_s"))
         summary["throughput_limited_by"] = metrics.limiting_stage(
             timeline, summary["makespan_s"], window, summary["makespan_bound"]["seconds"],
             self.p["scheduler"] in capacity.ADMITTING_SCHEDULERS)

@@ -49,6 +49,10 @@ POSITIVE = (float, "use a number greater than 0")
 SECONDS = (float, "use seconds, 0 or more")
 QUANTITY = (str, "use a Kubernetes quantity greater than 0 such as 500m, 2, 200Mi")
 QUEUE_QUOTA = (dict, "use seed, cluster, or {cpu: <quantity>, memory: <quantity>} such as {cpu: 500, memory: 500Gi}")
+FLAG = (bool, "use true or false")
+
+# A switch as YAML or the command line (-e name=false) gives it.
+BOOLEANS = {True: True, False: False, "true": True, "false": False, "yes": True, "no": False, "1": True, "0": False}
 
 # bench_queue_quota: the CPU and memory of the queues of Kueue, Volcano and YuniKorn.
 # seed: the published comparison's; cluster: the fake nodes' allocatable, what the default scheduler can use.
@@ -86,12 +90,18 @@ RULES = {
     "controller_manager_api_qps": POSITIVE,
     "controller_manager_api_burst": COUNT,
     "controller_manager_job_syncs": COUNT,
+    "calibrate": FLAG,
 }
 RULES.update({name: (int, allowed) for name, allowed in OPTIONAL_COUNTS.items()})
 
 # The workload description: what the load test creates and how it loads the API server.
 WORKLOAD = ("nodes", "node_cpu", "node_memory", "node_pods", "jobs", "pods_per_job", "pod_cpu", "pod_memory",
             "pod_duration", "queue_quota", "wait_for", "timeout", "submit_concurrency", "client_qps", "client_burst")
+
+
+def boolean(value):
+    """True or False from a switch (BOOLEANS); KeyError or TypeError for anything else."""
+    return BOOLEANS[value.lower() if isinstance(value, str) else value]
 
 
 def _number(value, kind):
@@ -112,12 +122,15 @@ def rule_problem(rule, value):
     if rule is QUEUE_QUOTA:
         return None if _queue_quota_ok(value) else allowed
     try:
-        if rule is QUANTITY:
+        if rule is FLAG:
+            boolean(value)
+            ok = True
+        elif rule is QUANTITY:
             ok = parse_quantity(value) > 0
         else:
             number = _number(value, kind)
             ok = number > 0 if rule is POSITIVE else number >= (1 if rule is COUNT else 0)
-    except (TypeError, ValueError):
+    except (KeyError, TypeError, ValueError):
         ok = False
     return None if ok else allowed
 

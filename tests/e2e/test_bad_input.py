@@ -47,6 +47,8 @@ CASES = [
     ("port range too small", {"bench_port_range_start": 40100, "bench_port_range_end": 40103},
      "port range 40100-40103 on 127.0.0.1 has fewer than 5 free ports"),
     ("bad GOGC", {"bench_scheduler_gogc": "fast"}, "bench_scheduler_gogc='fast' is not allowed"),
+    ("calibrate not a switch", {"bench_calibrate": "sometimes"},
+     "bench_calibrate='sometimes' is not allowed: use true or false"),
     ("gate with an unknown scheduler", {"bench_gate": {"kube-batch": {"makespan_s": "<= 60"}}},
      "bench_gate names the scheduler 'kube-batch', which is not allowed: use \"*\" or one of default"),
     ("gate with an unknown figure", {"bench_gate": {"default": {"latency_p99": "<= 800"}}},

@@ -1,6 +1,7 @@
 """bench.yml end to end on this machine: real etcd, kube-apiserver, kube-controller-manager,
 kwok and kube-scheduler built from source, loaded by the sched_loadtest module."""
 import csv
+import gzip
 import json
 import os
 
@@ -62,6 +63,41 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
     assert env["knobs"]["scheduler_api_qps"] == 1000
     assert env["system"]["kernel"]
 
+    # The host's calibration, measured on this cluster before the scheduler came up.
+    api, cpu = env["calibration"]["api_create"], env["calibration"]["cpu"]
+    for probe, figure in ((api, "jobs_per_s"), (cpu, "passes_per_s")):
+        spread = probe[figure]
+        assert 0 < spread["min"] <= spread["median"] <= spread["max"] and len(probe["rounds_" + figure]) == 3
+        assert probe["duration_s"] > 0
+    assert api["ceiling_pods_per_s"] == round(api["jobs_per_s"]["median"] * 3, 1)
+    assert summary["share_of_host_ceiling"] == round(summary["throughput_pods_per_s"] / api["ceiling_pods_per_s"], 4)
+    assert env["knobs"]["calibrate"] is True
+    # The audit log shows the probe's Jobs created and deleted, none touched by the job controller (no status, no
+    # pod, no event), and the scheduler's first request after the last of them.
+    calibration = [event for event in audit_events(os.path.join(out, "audit.log.gz"))
+                   if (event.get("objectRef") or {}).get("namespace") == "sched-bench-calibration"]
+    jobs = [event for event in calibration if event["objectRef"]["resource"] == "jobs"
+            and not event["objectRef"].get("subresource")]
+    created = [event for event in jobs if event["verb"] == "create" and event["responseStatus"]["code"] == 201]
+    deleted = {event["objectRef"]["name"] for event in jobs if event["verb"] == "delete"
+               and event["responseStatus"]["code"] < 300}
+    assert len(created) == api["jobs_created"] and {event["objectRef"]["name"] for event in created} == deleted
+    writes = {(event["objectRef"]["resource"], event["objectRef"].get("subresource")) for event in calibration
+              if event["verb"] in ("create", "update", "patch")}
+    assert not writes & {("jobs", "status"), ("pods", None), ("events", None)}, writes
+    scheduler_start = min(event["stageTimestamp"] for event in audit_events(os.path.join(out, "audit.log.gz"))
+                          if event["user"]["username"] == "system:kube-scheduler")
+    assert max(event["stageTimestamp"] for event in created) < scheduler_start
+
+    run_dir = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"])
+    with open(os.path.join(run_dir, "report.md"), encoding="utf-8") as handle:
+        markdown = handle.read()
+    assert "### Host calibration" in markdown and "| Share of host ceiling |" in markdown
+    with open(os.path.join(run_dir, "report.csv"), encoding="utf-8") as handle:
+        (row,) = list(csv.DictReader(handle))
+    assert float(row["share_of_host_ceiling"]) == summary["share_of_host_ceiling"]
+    assert float(row["ceiling_pods_per_s"]) == api["ceiling_pods_per_s"]
+
     workspace = bench_vars["bench_workspace"]
     assert processes_mentioning(workspace) == []
     assert not os.path.exists(os.path.join(workspace, "clusters", "bench"))
@@ -72,6 +108,12 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
     stops = task_results(again, "Stop the processes of the cluster")
     assert stops and not any(result.get("res", {}).get("changed") for result in stops)
     assert processes_mentioning(workspace) == []
+
+
+def audit_events(path):
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            yield json.loads(line)
 
 
 def test_existing_run_dir_is_never_overwritten(tmp_path, bench_vars):

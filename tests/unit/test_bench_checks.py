@@ -24,6 +24,11 @@ def test_defaults_are_fine():
     assert problems() == []
 
 
+@pytest.mark.parametrize("value", [True, False, "false", "True", "yes", "0"])
+def test_calibrate_takes_a_switch_as_yaml_or_the_command_line_gives_it(value):
+    assert problems(bench_calibrate=value) == []
+
+
 def test_queue_quota_takes_a_name_or_cpu_and_memory():
     assert problems(bench_queue_quota="seed") == []
     assert problems(bench_queue_quota={"cpu": 500, "memory": "500Gi"}) == []
@@ -61,6 +66,8 @@ def test_strings_from_the_command_line_are_accepted():
     ({"bench_scheduler_cpu_limit": -2}, "bench_scheduler_cpu_limit=-2 is not allowed"),
     ({"bench_scheduler_cpu_profile_seconds": "a bit"}, "bench_scheduler_cpu_profile_seconds='a bit' is not allowed"),
     ({"bench_throttle": "some"}, "bench_throttle='some' is not allowed"),
+    ({"bench_calibrate": "sometimes"}, "bench_calibrate='sometimes' is not allowed: use true or false"),
+    ({"bench_calibrate": 2}, "bench_calibrate=2 is not allowed: use true or false"),
     ({"bench_queue_quota": "all"}, "bench_queue_quota='all' is not allowed: use seed, cluster, or {cpu: <quantity>"),
     ({"bench_queue_quota": {"cpu": "500"}}, "bench_queue_quota={'cpu': '500'} is not allowed"),
     ({"bench_queue_quota": {"cpu": "0", "memory": "1Gi"}}, "is not allowed: use seed, cluster"),
