@@ -21,6 +21,7 @@ from ansible.module_utils.sched_report_run import (
     NOT_AVAILABLE,
     Stat,
     describe_failure,
+    number_at,
     stat_of,
 )
 from ansible.module_utils.sched_stats import (
@@ -397,6 +398,45 @@ def environment_tables(run):
     return differing, same, [host for host in run.hosts if host not in envs]
 
 
+CALIBRATION_HEADERS = ["Host", "API create ceiling (Jobs/s)", "API spread (%)", "Ceiling (pods/s)",
+                       "CPU probe (passes/s)", "CPU spread (%)", "Python", "Probe time (s), API / CPU"]
+CALIBRATION_NOTE = (
+    "Measured once per host, on its first fresh cluster before any scheduler (bench_calibrate): each probe's median "
+    "over its rounds, their min–max in parentheses, and the spread, (max − min) / median. The API create ceiling "
+    "is how many suspended Jobs a second the load generator (its concurrency and client rate limit) created on the "
+    "cluster, with nothing else running on it; in pods/s, times the pods per job. The CPU probe is passes of a fixed "
+    "Python loop a second on one core; the Python version counts too. Share of host ceiling, in the tables above, is "
+    "a scheduler's mean throughput divided by its host's ceiling in pods/s.")
+
+
+def probe_stat(probe, figure, rounds):
+    """The Stat of a probe's figure ({median, min, max}) over its rounds, as env.json records them."""
+    return Stat(number_at(probe, (figure, "median")), number_at(probe, (figure, "min")),
+                number_at(probe, (figure, "max")), len(probe.get(rounds) or []))
+
+
+def calibration_row(host, calibration):
+    if calibration is None:
+        return [Cell(host)] + [Cell(NOT_AVAILABLE) for _ in CALIBRATION_HEADERS[1:]]
+    api, cpu = calibration.get("api_create") or {}, calibration.get("cpu") or {}
+    return [Cell(host), Cell(format_stat(probe_stat(api, "jobs_per_s", "rounds_jobs_per_s"))),
+            Cell(format_number(number_at(api, ("jobs_per_s", "spread_pct")))),
+            Cell(format_number(number_at(api, ("ceiling_pods_per_s",)))),
+            Cell(format_stat(probe_stat(cpu, "passes_per_s", "rounds_passes_per_s"))),
+            Cell(format_number(number_at(cpu, ("passes_per_s", "spread_pct")))),
+            Cell(str(cpu.get("python") or NOT_AVAILABLE)),
+            Cell("%s / %s" % (format_number(number_at(api, ("duration_s",))),
+                              format_number(number_at(cpu, ("duration_s",)))))]
+
+
+def calibration_table(run):
+    """Each host's two probes, or None when no host measured them."""
+    if not any(host.calibration for host in run.hosts.values()):
+        return None
+    return Table(list(CALIBRATION_HEADERS), [calibration_row(name, host.calibration)
+                                             for name, host in run.hosts.items()])
+
+
 def failure_lines(run):
     lines = []
     for host in run.hosts.values():
@@ -530,7 +570,7 @@ def csv_fields(compared):
         if compared:
             fields += [metric.key + "_previous", metric.key + "_change_pct", metric.key + "_verdict",
                        metric.key + "_p_value"]
-    return fields + ["kernel", "distribution", "cpus", "memory_mb"]
+    return fields + ["kernel", "distribution", "cpus", "memory_mb", "ceiling_pods_per_s", "cpu_passes_per_s"]
 
 
 def csv_value(value):
@@ -545,6 +585,7 @@ def csv_rows(run, previous=None):
     rows = []
     for host in run.hosts.values():
         system = (host.env or {}).get("system") or {}
+        calibration = host.calibration or {}
         for scheduler, result in host.schedulers.items():
             row = {
                 "run_id": run.run_id, "host": host.name, "scheduler": scheduler, "status": result.status,
@@ -555,6 +596,8 @@ def csv_rows(run, previous=None):
                 "distribution": " ".join(str(system[key]) for key in ("distribution", "distribution_version")
                                          if system.get(key)),
                 "cpus": system.get("cpus", ""), "memory_mb": system.get("memory_mb", ""),
+                "ceiling_pods_per_s": csv_value(number_at(calibration, ("api_create", "ceiling_pods_per_s"))),
+                "cpu_passes_per_s": csv_value(number_at(calibration, ("cpu", "passes_per_s", "median"))),
             }
             capacity = result.capacity or {"capacity": {}, "bound": {}}
             row.update(capacity_cpu=csv_value(capacity["capacity"].get("cpu")),
@@ -650,6 +693,9 @@ def build_report(run, previous=None, gate=None):
     blocks.append(Heading(2, "Environment", "environment"))
     if without:
         blocks.append(Paragraph("No env.json from: %s." % ", ".join(without)))
+    calibration = calibration_table(run)
+    if calibration is not None:
+        blocks += [Heading(3, "Host calibration"), calibration, Paragraph(CALIBRATION_NOTE)]
     if len(run.hosts) - len(without) > 1:
         blocks.append(Heading(3, "Differs between hosts"))
         blocks.append(differing if differing.rows else Paragraph("Nothing: every host recorded the same."))

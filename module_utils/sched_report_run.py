@@ -43,6 +43,8 @@ METRICS = (
     # The shortest makespan the scheduler's capacity allows divided by its makespan (module_utils/sched_capacity.py).
     Metric("efficiency", "Efficiency (bound / makespan)", ("efficiency",), True),
     Metric("throughput_pods_per_s", "Mean throughput (pods/s)", ("throughput_pods_per_s",), True),
+    # Mean throughput divided by the host's API create ceiling in pods/s (module_utils/sched_calibration.py).
+    Metric("share_of_host_ceiling", "Share of host ceiling", ("share_of_host_ceiling",), True),
     Metric("peak_throughput_pods_per_s", "Peak throughput (pods/s)", ("peak_throughput_pods_per_s",), True),
     Metric("latency_p50_ms", "p50 (ms)", ("latency_ms", "p50"), False),
     Metric("latency_p90_ms", "p90 (ms)", ("latency_ms", "p90"), False),
@@ -274,6 +276,12 @@ class HostResult:
                 if sample.env:
                     return sample.env
         return None
+
+    @property
+    def calibration(self):
+        """The host's calibration probes as env.json records them ({"api_create", "cpu"}), or None."""
+        calibration = (self.env or {}).get("calibration")
+        return calibration if isinstance(calibration, dict) else None
 
 
 @dataclass

@@ -4,7 +4,8 @@ import os
 
 
 def summary(scheduler="default", pods_bound=150, pods_expected=150, makespan_s=1.5, throughput=100.0, peak=80,
-            latency=None, cost=None, complete=True, reason=None, timing_source="audit", capacity=None):
+            latency=None, cost=None, complete=True, reason=None, timing_source="audit", capacity=None,
+            share_of_host_ceiling=None):
     document = {
         "scheduler": scheduler,
         "pods_created": pods_expected,
@@ -24,11 +25,14 @@ def summary(scheduler="default", pods_bound=150, pods_expected=150, makespan_s=1
         document["scheduler_cost"] = cost
     if capacity is not None:
         document.update(capacity)
+    if share_of_host_ceiling is not None:
+        document["share_of_host_ceiling"] = share_of_host_ceiling
     return document
 
 
-def env(host, scheduler="default", kernel="6.1.0", distribution="Debian", scheduler_api_qps=1000, outcome=None):
-    return {
+def env(host, scheduler="default", kernel="6.1.0", distribution="Debian", scheduler_api_qps=1000, outcome=None,
+        calibration=None):
+    document = {
         "run_id": "run",
         "host": host,
         "scheduler": scheduler,
@@ -40,6 +44,9 @@ def env(host, scheduler="default", kernel="6.1.0", distribution="Debian", schedu
         "knobs": {"scheduler_api_qps": scheduler_api_qps, "scheduler_gogc": ""},
         "outcome": outcome or {"status": "ok"},
     }
+    if calibration is not None:
+        document["calibration"] = calibration
+    return document
 
 
 def timeline_text(bound_totals):

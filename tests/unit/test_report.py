@@ -643,3 +643,41 @@ def test_report_playbook_refuses_a_bad_gate_in_one_line(tmp_path):
     assert ("bench_gate.default.makespan_s='worse_by <= 10%' is not allowed without an earlier run to compare with: "
             "set bench_report_compare_to, or use '>= N' or '<= N'") in result.stdout, result.stdout
     assert not (run_dir / "report.md").exists()
+
+
+def test_host_calibration_is_shown_and_each_throughput_as_a_share_of_its_hosts_ceiling(tmp_path):
+    import sched_calibration as cal
+    calibration = {"api_create": cal.api_result([(498, 1.0), (512, 1.0), (505, 1.0)], 3, 6.321),
+                   "cpu": cal.cpu_result([(400, 1.0), (380, 1.0), (420, 1.0)], "3.11.7", 3.004)}
+    # The ceiling is 505 Jobs/s x 3 pods = 1515 pods/s: 120 pods/s is 0.0792 of it, 60 pods/s 0.0396.
+    ceiling = calibration["api_create"]["ceiling_pods_per_s"]
+    run_dir = tmp_path / "r"
+    for host, throughput in (("a", 120.0), ("b", 60.0)):
+        write_result(str(run_dir / host / "default"),
+                     summary(throughput=throughput, share_of_host_ceiling=cal.share_of_ceiling(throughput, ceiling)),
+                     env_doc=env(host, calibration=calibration))
+    write_result(str(run_dir / "c" / "default"), summary(throughput=90.0), env_doc=env("c"))
+    run = run_data.load_run(str(run_dir))
+    built = report.build_report(run)
+
+    assert cell(host_table(run, "a"), "default", "Share of host ceiling") == "0.0792"
+    assert cell(host_table(run, "c"), "default", "Share of host ceiling") == "n/a"
+    assert cell(report.fleet_table(run), "default", "Share of host ceiling") == "0.0594 (0.0396–0.0792)"
+    table = report.calibration_table(run)
+    assert [cell(table, "a", header) for header in table.headers[1:]] == [
+        "505 (498–512)", "2.8", "1515", "400 (380–420)", "10", "3.11.7", "6.32 / 3"]
+    assert [cell(table, "c", header) for header in table.headers[1:]] == ["n/a"] * 7
+    markdown = render.render_markdown(built)
+    environment = markdown[markdown.index("## Environment"):]
+    assert "### Host calibration" in environment and "| a | 505 (498–512) | 2.8 | 1515 |" in environment
+    row = csv_row(built, "a", "default")
+    assert (row["share_of_host_ceiling"], row["ceiling_pods_per_s"], row["cpu_passes_per_s"]) == (0.0792, 1515, 400)
+    uncalibrated = csv_row(built, "c", "default")
+    assert (uncalibrated["share_of_host_ceiling"], uncalibrated["ceiling_pods_per_s"]) == ("", "")
+
+
+def test_no_calibration_table_when_no_host_measured_one(two_hosts):
+    run = run_data.load_run(str(two_hosts))
+    assert report.calibration_table(run) is None
+    assert not any(isinstance(block, report.Heading) and block.text == "Host calibration"
+                   for block in report.build_report(run).blocks)
