@@ -187,8 +187,8 @@ class ApiProbe:
             rounds = [calibration.timed_round(self.create_one, calibration.API_ROUND_S, self.w["submit_concurrency"])
                       for _ in range(calibration.API_ROUNDS)]
         except Exception as exc:  # noqa: BLE001 - the client raises many types; reported in one sentence
-            raise ProbeError("the calibration could not create Job %d in namespace %s: %s"
-                             % (self.next_index, name, error_text(exc))) from exc
+            raise ProbeError("the calibration could not create its Jobs in namespace %s: %s"
+                             % (name, error_text(exc))) from exc
         finally:
             self.delete_namespace()
         return calibration.api_result(rounds, self.w["pods_per_job"], time.perf_counter() - start)
