@@ -74,7 +74,7 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
     assert env["knobs"]["calibrate"] is True
     # The audit log shows the probe's Jobs created and deleted, none touched by the job controller (no status, no
     # pod, no event), and the scheduler's first request after the last of them.
-    calibration = [event for event in audit_events(os.path.join(out, "audit.log.gz"))
+    calibration = [event for event in audit_events(env["audit_log"]["on_host"])
                    if (event.get("objectRef") or {}).get("namespace") == "sched-bench-calibration"]
     jobs = [event for event in calibration if event["objectRef"]["resource"] == "jobs"
             and not event["objectRef"].get("subresource")]
@@ -85,7 +85,7 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
     writes = {(event["objectRef"]["resource"], event["objectRef"].get("subresource")) for event in calibration
               if event["verb"] in ("create", "update", "patch")}
     assert not writes & {("jobs", "status"), ("pods", None), ("events", None)}, writes
-    scheduler_start = min(event["stageTimestamp"] for event in audit_events(os.path.join(out, "audit.log.gz"))
+    scheduler_start = min(event["stageTimestamp"] for event in audit_events(env["audit_log"]["on_host"])
                           if event["user"]["username"] == "system:kube-scheduler")
     assert max(event["stageTimestamp"] for event in created) < scheduler_start
 
