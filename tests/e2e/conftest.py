@@ -133,6 +133,8 @@ def bench_vars(tmp_path):
         "bench_workspace": str(tmp_path / "ws"),
         "bench_port_range_start": port,
         "bench_port_range_end": port + 99,
+        # The host calibration adds 10 s to a run; test_spine.py turns it on and checks it.
+        "bench_calibrate": False,
     }
 
 

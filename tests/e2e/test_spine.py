@@ -10,7 +10,7 @@ from conftest import audit_bindings, failure_text, processes_mentioning, run_pla
 
 def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars):
     extravars = dict(bench_vars, bench_nodes=20, bench_jobs=50, bench_pods_per_job=3,
-                     bench_schedulers=["default"])
+                     bench_schedulers=["default"], bench_calibrate=True)
     runner = run_playbook(tmp_path, "bench.yml", extravars, label="bench")
     assert runner.rc == 0, failure_text(runner)
 
