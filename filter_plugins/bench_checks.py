@@ -22,7 +22,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from sched_gate import parse_gate  # noqa: E402 - module_utils is not a package here
 from sched_report_run import find_run  # noqa: E402 - module_utils is not a package here
-from sched_rules import RULES, RUNTIME_SCHEDULERS, SCHEDULERS, WORKLOAD, boolean, problems, queue_quota  # noqa: E402 - module_utils is not a package here
+from sched_rules import (  # noqa: E402 - module_utils is not a package here
+    RULES,
+    RUNTIME_SCHEDULERS,
+    SCHEDULERS,
+    WORKLOAD,
+    boolean,
+    pod_creation_problems,
+    problems,
+    queue_quota,
+)
 from sched_stats import ALPHA, smallest_p  # noqa: E402 - module_utils is not a package here
 from version_matrix import PIN_PATTERNS, VERSION_SETS  # noqa: E402 - importable once sys.path has filter_plugins
 
@@ -71,6 +80,7 @@ def _problems(v):
             if name in SCHEDULERS and name not in RUNTIME_SCHEDULERS.get(runtime, SCHEDULERS):
                 yield ("bench_schedulers contains %r, which the %s runtime cannot run: use %s"
                        % (name, runtime, ", ".join(RUNTIME_SCHEDULERS[runtime])))
+        yield from pod_creation_problems(v.get("bench_pod_creation"), schedulers, "bench_%s")
     run_id = v.get("bench_run_id")
     if run_id not in (None, "") and (not RUN_ID.match(str(run_id)) or ".." in str(run_id)):
         yield ("bench_run_id=%r is not allowed: use letters, digits, '.', '_' and '-' (no '/' or '..'), "

@@ -20,7 +20,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "module_utils"))
 
 from kubernetes import client as k8s_client  # noqa: E402 - importable once sys.path has module_utils
-from sched_client import RateLimiter, api_client, create_workload, drain  # noqa: E402 - importable once sys.path has module_utils
+from sched_client import RateLimiter, api_client, apis, create_workload, drain  # noqa: E402 - importable once sys.path has module_utils
+from sched_rules import JOB_CONTROLLER  # noqa: E402 - importable once sys.path has module_utils
 from sched_workloads import Target, workload  # noqa: E402 - importable once sys.path has module_utils
 
 
@@ -36,7 +37,8 @@ def playbook(workspace, state, port):
 
 
 def work(jobs, pods_per_job):
-    return dict(jobs=jobs, pods_per_job=pods_per_job, pod_cpu="1", pod_memory="200Mi", pod_duration=30.0)
+    return dict(jobs=jobs, pods_per_job=pods_per_job, pod_cpu="1", pod_memory="200Mi", pod_duration=30.0,
+                pod_creation=JOB_CONTROLLER)
 
 
 def make_namespace(core, name):
@@ -51,15 +53,13 @@ def make_namespace(core, name):
 
 
 def submit(client, namespace, jobs, pods_per_job, concurrency, qps, burst):
-    batch = k8s_client.BatchV1Api(client)
-    custom = k8s_client.CustomObjectsApi(client)
+    client_apis = apis(client)
     limiter = RateLimiter(qps, burst)
     target, w = Target("default", namespace, "loadgen"), work(jobs, pods_per_job)
     bodies = [workload(index, target, w) for index in range(jobs)]
 
     def create(objects):
-        limiter.acquire()
-        create_workload(batch, custom, namespace, objects)
+        create_workload(client_apis, namespace, objects, limiter.acquire)
 
     start, cpu_start = time.monotonic(), time.process_time()
     with ThreadPoolExecutor(max_workers=concurrency) as pool:

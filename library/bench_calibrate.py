@@ -14,9 +14,10 @@ description:
   - The API create probe creates Jobs of the workload with the load generator's code (its thread pool of
     C(workload.submit_concurrency) requests, its client-side rate limit C(workload.client_qps) and
     C(workload.client_burst)) in a namespace of its own for three rounds of a second, and reports Jobs per second
-    and the ceiling in pods per second (Jobs per second times C(workload.pods_per_job)). The Jobs are suspended and
-    managed by nobody (C(spec.managedBy)), so no controller or scheduler adds work to what is measured. Then it
-    deletes the Jobs, as many at once as it created them, and the namespace.
+    and the ceiling in pods per second (Jobs per second times C(workload.pods_per_job), or times 1 with
+    C(workload.pod_creation=direct), where the load test creates every pod with a request of its own). The Jobs are
+    suspended and managed by nobody (C(spec.managedBy)), so no controller or scheduler adds work to what is
+    measured. Then it deletes the Jobs, as many at once as it created them, and the namespace.
   - Each probe reports the median of its rounds, their min and max, the spread and how long it took.
   - Runs on the host that can reach the API server; needs the Python C(kubernetes) package there.
 version_added: "0.1.0"
@@ -52,6 +53,10 @@ options:
       pod_cpu: {description: CPU request (and limit) of each pod., type: str, required: true}
       pod_memory: {description: Memory request (and limit) of each pod., type: str, required: true}
       pod_duration: {description: Seconds a pod runs before kwok completes it., type: float, required: true}
+      pod_creation:
+        description: Who creates the load test's pods; with C(direct) every pod is one create, so the ceiling in pods/s is Jobs/s.
+        type: str
+        required: true
       queue_quota: {description: What the queues of Kueue, Volcano and YuniKorn could use., type: raw, required: true}
       wait_for: {description: What the load test waits for., type: str, required: true}
       timeout: {description: Seconds the load test waits., type: float, required: true}
@@ -114,7 +119,15 @@ from ansible.module_utils import sched_workloads as workloads
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 try:
-    from ansible.module_utils.sched_client import RateLimiter, api_client, create_workload, drain, error_text, is_status
+    from ansible.module_utils.sched_client import (
+        RateLimiter,
+        api_client,
+        apis,
+        create_workload,
+        drain,
+        error_text,
+        is_status,
+    )
     from kubernetes import client as k8s_client
     KUBERNETES_IMPORT_ERROR = None
 except ImportError:
@@ -146,8 +159,8 @@ class ApiProbe:
         self.w = params["workload"]
         self.target = workloads.Target("default", params["namespace"], params["run_label"])
         self.client = api_client(params["kubeconfig"], params["context"], self.w["submit_concurrency"] + 2)
-        self.core = k8s_client.CoreV1Api(self.client)
-        self.batch = k8s_client.BatchV1Api(self.client)
+        self.apis = apis(self.client)
+        self.core, self.batch = self.apis.core, self.apis.batch
         self.limiter = RateLimiter(self.w["client_qps"], self.w["client_burst"])
         self.lock = threading.Lock()
         self.next_index = 0
@@ -171,8 +184,8 @@ class ApiProbe:
     def create_one(self):
         with self.lock:
             index, self.next_index = self.next_index, self.next_index + 1
-        self.limiter.acquire()
-        create_workload(self.batch, None, self.p["namespace"], workloads.calibration_job(index, self.target, self.w))
+        create_workload(self.apis, self.p["namespace"], workloads.calibration_job(index, self.target, self.w),
+                        self.limiter.acquire)
 
     def run(self):
         name = self.p["namespace"]
@@ -191,7 +204,7 @@ class ApiProbe:
                              % (name, error_text(exc))) from exc
         finally:
             self.delete_namespace()
-        return calibration.api_result(rounds, self.w["pods_per_job"], time.perf_counter() - start)
+        return calibration.api_result(rounds, calibration.pods_per_create(self.w), time.perf_counter() - start)
 
     def delete_one(self, index):
         self.limiter.acquire()

@@ -8,8 +8,8 @@ DOCUMENTATION = r"""
 module: sched_loadtest
 short_description: Load a Kubernetes cluster with batch jobs and measure how fast its scheduler binds the pods
 description:
-  - Creates fake kwok nodes and a number of batch jobs for the chosen scheduler, waits until every pod is
-    bound (or has completed), and times every pod from creation to binding.
+  - Creates fake kwok nodes and a number of batch jobs for the chosen scheduler (or their pods directly), waits
+    until every pod is bound (or has completed), and times every pod from creation to binding.
   - With an API server audit log, times come from the audit events (server side, microseconds).
     Without one, from this client's watch; C(timing_source) in the summary says which.
   - Writes C(summary.json), C(pods.csv) and C(timeline.csv) into O(output_dir) and returns the summary.
@@ -29,7 +29,7 @@ options:
       - The scheduler under test; selects the workload kind.
       - C(default) plain Jobs, C(kueue) suspended Jobs in a local queue, C(volcano) vcjobs with minAvailable,
         C(yunikorn) Jobs with application and queue labels, C(coscheduling) a PodGroup (minMember = pods per job)
-        and a Job whose pods name it.
+        and a Job whose pods name it. With O(workload.pod_creation=direct), the pods of those jobs instead.
     type: str
     choices: [default, kueue, volcano, yunikorn, coscheduling]
     default: default
@@ -62,6 +62,15 @@ options:
       pod_cpu: {description: CPU request (and limit) of each pod., type: str, required: true}
       pod_memory: {description: Memory request (and limit) of each pod., type: str, required: true}
       pod_duration: {description: Seconds a pod runs before kwok completes it., type: float, required: true}
+      pod_creation:
+        description:
+          - Who creates the pods. C(job-controller) creates the job objects above and their controller makes the
+            pods. C(direct) has the load test create each job's pods itself, with the same template, and the
+            job's group first (coscheduling's PodGroup, Volcano's PodGroup), as the upstream scheduler benchmark
+            does. The pods then have no Job owner; the label C(sched-bench.io/job) names their job.
+          - C(direct) is refused for C(kueue).
+        type: str
+        required: true
       queue_quota:
         description:
           - What the queues of Kueue, Volcano and YuniKorn could use, C(seed), C(cluster) or C({cpu, memory}); the

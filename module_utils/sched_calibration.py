@@ -15,8 +15,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 try:
+    from ansible.module_utils.sched_rules import DIRECT
     from ansible.module_utils.sched_stats import median
 except ImportError:  # imported from the project's own tools and tests, outside Ansible
+    from sched_rules import DIRECT
     from sched_stats import median
 
 # The probes are the same on every host, so that hosts compare: change them and earlier runs no longer do.
@@ -72,9 +74,15 @@ def summarize_rounds(rates):
             "spread_pct": round((high - low) / middle * 100.0, 1) if middle else None}
 
 
-def ceiling_pods_per_s(jobs_per_s, pods_per_job):
-    """The create ceiling in pods: every Job the load generator creates brings ``pods_per_job`` pods."""
-    return round(jobs_per_s * pods_per_job, 1)
+def pods_per_create(work):
+    """Pods one create request of the load test brings: a Job's pods, or one with bench_pod_creation direct (the
+    load test creates every pod with a request of its own)."""
+    return 1 if work["pod_creation"] == DIRECT else int(work["pods_per_job"])
+
+
+def ceiling_pods_per_s(jobs_per_s, pods_per_create):
+    """The create ceiling in pods: every create the load generator makes (a Job here) brings ``pods_per_create``."""
+    return round(jobs_per_s * pods_per_create, 1)
 
 
 def share_of_ceiling(throughput_pods_per_s, ceiling):
@@ -84,13 +92,13 @@ def share_of_ceiling(throughput_pods_per_s, ceiling):
     return round(throughput_pods_per_s / ceiling, 4)
 
 
-def api_result(rounds, pods_per_job, duration_s):
+def api_result(rounds, pods_per_create, duration_s):
     """calibration.api_create of env.json from the rounds' (jobs created, seconds)."""
     rates = [rate(calls, seconds) for calls, seconds in rounds]
     jobs = summarize_rounds(rates)
     return {"object": "Job (suspended)", "round_s": API_ROUND_S, "rounds_jobs_per_s": rates, "jobs_per_s": jobs,
             "jobs_created": sum(calls for calls, _ in rounds),
-            "ceiling_pods_per_s": ceiling_pods_per_s(jobs["median"], pods_per_job),
+            "ceiling_pods_per_s": ceiling_pods_per_s(jobs["median"], pods_per_create),
             "duration_s": round(duration_s, 2)}
 
 

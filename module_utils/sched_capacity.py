@@ -17,9 +17,9 @@ bound is 0 and the efficiency (bound / makespan) is not defined. No I/O here.
 from __future__ import annotations
 
 try:
-    from ansible.module_utils.sched_rules import format_memory, millicores, queue_quota, size_bytes
+    from ansible.module_utils.sched_rules import DIRECT, format_memory, millicores, queue_quota, size_bytes
 except ImportError:  # imported from the project's own tools and tests, outside Ansible
-    from sched_rules import format_memory, millicores, queue_quota, size_bytes
+    from sched_rules import DIRECT, format_memory, millicores, queue_quota, size_bytes
 
 # Schedulers whose queue bench_queue_quota caps (roles/scheduler: kueue-objects, volcano-init, yunikorn-configs).
 QUEUE_SCHEDULERS = ("kueue", "volcano", "yunikorn")
@@ -28,6 +28,15 @@ WHOLE_JOB_SCHEDULERS = ("kueue", "volcano", "coscheduling")
 # Schedulers whose jobs get pods only once admitted: Kueue unsuspends the Job, Volcano's controller creates the
 # pods of an enqueued PodGroup.
 ADMITTING_SCHEDULERS = ("kueue", "volcano")
+
+
+def pods_made_by(scheduler, pod_creation):
+    """What makes a job's pods appear (a key of sched_metrics.POD_MAKERS): the load test with bench_pod_creation
+    direct (Volcano then admits pods that already exist), else the admission of an admitting scheduler, else the
+    job controller."""
+    if pod_creation == DIRECT:
+        return "load test"
+    return "admission" if scheduler in ADMITTING_SCHEDULERS else "job controller"
 
 
 def pods_per_node(work):

@@ -18,10 +18,14 @@ from kubernetes.client.rest import ApiException
 
 # Pods the watch has seen created, bound to a node, and finished.
 PodCounts = namedtuple("PodCounts", "created bound completed")
+# The client's APIs that a workload's objects are created through.
+Apis = namedtuple("Apis", "core batch custom")
 
 try:
+    from ansible.module_utils.sched_metrics import job_of
     from ansible.module_utils.sched_workloads import CUSTOM_APIS
 except ImportError:  # run outside Ansible (hack/bench_loadgen.py)
+    from sched_metrics import job_of
     from sched_workloads import CUSTOM_APIS
 
 
@@ -77,14 +81,24 @@ def drain(response):
         response.release_conn()
 
 
-def create_workload(batch, custom, namespace, objects):
-    """Create the objects of one job (from sched_workloads.workload) in order, without parsing the answers."""
+def apis(client):
+    return Apis(k8s_client.CoreV1Api(client), k8s_client.BatchV1Api(client), k8s_client.CustomObjectsApi(client))
+
+
+def create_workload(apis, namespace, objects, acquire):
+    """Create the objects of one job (from sched_workloads.workload) in order, without parsing the answers.
+
+    ``acquire`` is called before each request (the rate limiter's).
+    """
     for api, body in objects:
+        acquire()
         if api == "batch":
-            response = batch.create_namespaced_job(namespace, body, _preload_content=False)
+            response = apis.batch.create_namespaced_job(namespace, body, _preload_content=False)
+        elif api == "pod":
+            response = apis.core.create_namespaced_pod(namespace, body, _preload_content=False)
         else:
             group, version, plural = CUSTOM_APIS[api]
-            response = custom.create_namespaced_custom_object(
+            response = apis.custom.create_namespaced_custom_object(
                 group, version, namespace, plural, body, _preload_content=False)
         drain(response)
 
@@ -170,9 +184,7 @@ class PodWatch(threading.Thread):
         with self.lock:
             if name not in self.created:
                 self.created[name] = now
-                labels = meta.get("labels") or {}
-                owners = [o.get("name", "") for o in meta.get("ownerReferences") or [] if o.get("kind") == "Job"]
-                self.job[name] = owners[0] if owners else labels.get("job-name", "")
+                self.job[name] = job_of(meta)
             if spec.get("nodeName") and name not in self.bound:
                 self.bound[name] = now
                 self.node[name] = spec["nodeName"]

@@ -22,6 +22,7 @@ from ansible.module_utils.sched_client import (
     PodWatch,
     RateLimiter,
     api_client,
+    apis,
     create_workload,
     drain,
     error_text,
@@ -46,9 +47,8 @@ class LoadTest:
         self.w = params["workload"]
         self.target = workloads.Target(params["scheduler"], params["namespace"], params["run_label"])
         self.client = api_client(params["kubeconfig"], params["context"], self.w["submit_concurrency"] + 2)
-        self.core = k8s_client.CoreV1Api(self.client)
-        self.batch = k8s_client.BatchV1Api(self.client)
-        self.custom = k8s_client.CustomObjectsApi(self.client)
+        self.apis = apis(self.client)
+        self.core, self.custom = self.apis.core, self.apis.custom
         self.limiter = RateLimiter(self.w["client_qps"], self.w["client_burst"])
         self.watch = None
         self.created_namespace = False
@@ -179,12 +179,11 @@ class LoadTest:
 
         def create(index):
             objects = workloads.workload(index, self.target, self.w)
-            self.limiter.acquire()
             try:
-                create_workload(self.batch, self.custom, namespace, objects)
+                create_workload(self.apis, namespace, objects, self.limiter.acquire)
                 return None
             except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
-                return "%s: %s" % (objects[-1][1]["metadata"]["name"], error_text(exc))
+                return "%s: %s" % (workloads.job_name(index), error_text(exc))
 
         self.submit_start = time.monotonic()
         self.progress.phase("submit", total=self.w["jobs"])
@@ -277,7 +276,7 @@ class LoadTest:
                                                                          self.p.get("ceiling_pods_per_s"))
         summary["throughput_limited_by"] = metrics.limiting_stage(
             timeline, summary["makespan_s"], window, summary["makespan_bound"]["seconds"],
-            self.p["scheduler"] in capacity.ADMITTING_SCHEDULERS)
+            capacity.pods_made_by(self.p["scheduler"], self.w["pod_creation"]))
         if self.p["scheduler_pid_files"]:
             summary["scheduler_cost"] = cost.cost(self.cost_start, cost.sample(self.p["scheduler_pid_files"]))
         summary["audit_log_bytes"] = metrics.files_size(metrics.audit_log_files(self.p["audit_log"])

@@ -16,6 +16,11 @@ import math
 import os
 import re
 
+try:
+    from ansible.module_utils.sched_workloads import JOB_LABEL
+except ImportError:  # imported from the project's own tools and tests, outside Ansible
+    from sched_workloads import JOB_LABEL
+
 US = 1_000_000
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
@@ -154,12 +159,13 @@ class AuditTimes:
 
 
 def job_of(meta):
-    """Name of the Job (batch or Volcano) owning a pod, from its metadata."""
+    """Name of the job of a pod, from its metadata: the Job (batch or Volcano) owning it, or for a pod the load
+    test created itself (bench_pod_creation=direct) its JOB_LABEL."""
     for owner in meta.get("ownerReferences") or []:
         if owner.get("kind") == "Job":
             return owner.get("name", "")
     labels = meta.get("labels") or {}
-    return labels.get("job-name") or labels.get("volcano.sh/job-name") or ""
+    return labels.get("job-name") or labels.get("volcano.sh/job-name") or labels.get(JOB_LABEL) or ""
 
 
 def percentile(values, fraction):
@@ -241,12 +247,22 @@ SUBMISSION_SHARE = 0.5
 KEPT_UP_SECONDS = 1.0
 
 
-def limiting_stage(rows, makespan_s, submit_window_s, bound_s, gates_pod_creation=False):
+# Who makes a job's pods appear, so which stage set the pace when the scheduler kept up with them: the stage and
+# how the pods appeared.
+POD_MAKERS = {
+    "job controller": ("pod creation", "the job controller created the pods"),
+    "admission": ("admission", "pods were created only once the scheduler admitted their job"),
+    "load test": ("submission", "the load test created the pods itself (bench_pod_creation=direct), so submitting was "
+                  "creating them"),
+}
+
+
+def limiting_stage(rows, makespan_s, submit_window_s, bound_s, pods_made_by="job controller"):
     """The stage that bounded the throughput (capacity, submission, pod creation, admission or scheduling).
 
     ``rows`` is the timeline, ``bound_s`` the makespan bound of the scheduler's capacity
-    (module_utils/sched_capacity.py); ``gates_pod_creation``: a job's pods are created only once the scheduler
-    admitted it, so a scheduler that kept up with pod creation set its pace by admitting. Returns {"stage",
+    (module_utils/sched_capacity.py); ``pods_made_by`` a key of POD_MAKERS (sched_capacity.pods_made_by): a
+    scheduler that kept up with the pods as they appeared was paced by what made them appear. Returns {"stage",
     "evidence", "backlog_max", "backlog_mean", "created_per_s", "bound_per_s"}; the stage is None without a
     makespan.
     """
@@ -271,13 +287,10 @@ def limiting_stage(rows, makespan_s, submit_window_s, bound_s, gates_pod_creatio
     elif submit_window_s and submit_window_s >= SUBMISSION_SHARE * makespan_s:
         result.update(stage="submission", evidence="submitting the jobs took %.1f s of the %.1f s makespan; %s"
                       % (submit_window_s, makespan_s, rates))
-    elif backlog_mean <= KEPT_UP_SECONDS * bound_per_s and gates_pod_creation:
-        result.update(stage="admission", evidence="pods were created only once the scheduler admitted their job, "
-                      "and bound about as fast as they appeared: %s (less than %g s of its throughput)"
-                      % (rates, KEPT_UP_SECONDS))
     elif backlog_mean <= KEPT_UP_SECONDS * bound_per_s:
-        result.update(stage="pod creation", evidence="the scheduler bound pods about as fast as they appeared: %s "
-                      "(less than %g s of its throughput)" % (rates, KEPT_UP_SECONDS))
+        stage, how = POD_MAKERS[pods_made_by]
+        result.update(stage=stage, evidence="%s and the scheduler bound them about as fast as they appeared: %s "
+                      "(less than %g s of its throughput)" % (how, rates, KEPT_UP_SECONDS))
     else:
         result.update(stage="scheduling", evidence="pods waited for the scheduler: %s" % rates)
     return result

@@ -15,6 +15,16 @@ import re
 SCHEDULERS = ("default", "kueue", "volcano", "yunikorn", "coscheduling")
 RUNTIMES = ("binary", "kind", "external")
 WAIT_FOR = ("bound", "completed")
+# bench_pod_creation: who creates a job's pods, its controller (kube-controller-manager's job controller, Volcano's
+# for vcjobs) or the load test itself, as the upstream scheduler benchmark does.
+JOB_CONTROLLER, DIRECT = "job-controller", "direct"
+POD_CREATIONS = (JOB_CONTROLLER, DIRECT)
+# The schedulers that cannot take pods the load test creates itself, and why.
+NO_DIRECT_PODS = {
+    "kueue": "Kueue admits only the kinds of workload it is configured to manage, and its plain-pod integration is "
+             "off in its default configuration, so bare pods would bypass it; use job-controller",
+}
+DIRECT_POD_SCHEDULERS = tuple(name for name in SCHEDULERS if name not in NO_DIRECT_PODS)
 # The schedulers each runtime can deploy (roles/scheduler/tasks/<runtime>-<scheduler>.yml).
 RUNTIME_SCHEDULERS = {"binary": SCHEDULERS, "kind": SCHEDULERS, "external": ("default",)}
 
@@ -80,6 +90,7 @@ RULES = {
     "pod_memory": QUANTITY,
     "pod_duration": SECONDS,
     "queue_quota": QUEUE_QUOTA,
+    "pod_creation": POD_CREATIONS,
     "wait_for": WAIT_FOR,
     "timeout": POSITIVE,
     "submit_concurrency": COUNT,
@@ -96,7 +107,8 @@ RULES.update({name: (int, allowed) for name, allowed in OPTIONAL_COUNTS.items()}
 
 # The workload description: what the load test creates and how it loads the API server.
 WORKLOAD = ("nodes", "node_cpu", "node_memory", "node_pods", "jobs", "pods_per_job", "pod_cpu", "pod_memory",
-            "pod_duration", "queue_quota", "wait_for", "timeout", "submit_concurrency", "client_qps", "client_burst")
+            "pod_duration", "pod_creation", "queue_quota", "wait_for", "timeout", "submit_concurrency", "client_qps",
+            "client_burst")
 
 
 def boolean(value):
@@ -174,6 +186,14 @@ def problems(values, label="%s", names=None):
                            label % "queue_quota", values["queue_quota"], quota["cpu"], quota["memory"], pods,
                            values["pod_cpu"], values["pod_memory"]))
     return out
+
+
+def pod_creation_problems(pod_creation, schedulers, label="%s"):
+    """One sentence per scheduler of ``schedulers`` that cannot take its pods the way ``pod_creation`` makes them."""
+    if pod_creation != DIRECT:
+        return []
+    return ["%s=%s is not supported by %s: %s" % (label % "pod_creation", DIRECT, name, NO_DIRECT_PODS[name])
+            for name in schedulers if name in NO_DIRECT_PODS]
 
 
 def workload_problems(workload):

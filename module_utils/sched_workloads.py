@@ -4,22 +4,44 @@
 The fake nodes and the batch jobs follow the published comparison: nodes with
 label type=kwok and the kwok taint; jobs of N pods that ask for a little CPU and
 memory, tolerate the taint and "run" for a while through a kwok stage. Each
-scheduler gets the job kind it is benchmarked with. No I/O here.
+scheduler gets the job kind it is benchmarked with, or, with pod_creation
+"direct", the job's pods themselves (and its group) without a Job. No I/O here.
 """
 from __future__ import annotations
 
+import copy
 import re
 from collections import namedtuple
 
 try:
-    from ansible.module_utils.sched_rules import SCHEDULERS, workload_problems
+    from ansible.module_utils.sched_rules import (
+        DIRECT,
+        SCHEDULERS,
+        format_cpu,
+        format_memory,
+        millicores,
+        pod_creation_problems,
+        size_bytes,
+        workload_problems,
+    )
 except ImportError:  # imported from the project's own tools and tests, outside Ansible
-    from sched_rules import SCHEDULERS, workload_problems
+    from sched_rules import (
+        DIRECT,
+        SCHEDULERS,
+        format_cpu,
+        format_memory,
+        millicores,
+        pod_creation_problems,
+        size_bytes,
+        workload_problems,
+    )
 
 # Our own label and annotation keys.
 RUN_LABEL = "sched-bench.io/run"
 ROLE_LABEL = "sched-bench.io/role"
 DURATION_ANNOTATION = "sched-bench.io/run-duration"
+# The job a pod belongs to when the load test creates the pods itself (bench_pod_creation=direct): no Job owns them.
+JOB_LABEL = "sched-bench.io/job"
 
 KWOK_TAINT_KEY = "kwok.x-k8s.io/node"
 KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
@@ -32,11 +54,15 @@ COSCHEDULING_SCHEDULER_NAME = "scheduler-plugins-scheduler"
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 # spec.managedBy of the calibration's Jobs: the job controller (Kubernetes 1.32 and later) leaves them alone.
 CALIBRATION_MANAGER = "sched-bench.io/calibration"
+# Volcano's scheduler groups pods by this annotation (volcano.sh/apis scheduling/v1beta1 KubeGroupNameAnnotationKey);
+# its PodGroup controller leaves a pod that has it alone instead of making a one-pod group for it.
+VOLCANO_GROUP_ANNOTATION = "scheduling.k8s.io/group-name"
 
 # The custom resources a workload creates: api name -> (group, version, plural).
 CUSTOM_APIS = {
     "volcano": ("batch.volcano.sh", "v1alpha1", "jobs"),
     "podgroup": ("scheduling.x-k8s.io", "v1alpha1", "podgroups"),
+    "volcano-podgroup": ("scheduling.volcano.sh", "v1beta1", "podgroups"),
 }
 
 # Where the objects go: the scheduler under test, the test's namespace and the run's label value.
@@ -58,7 +84,9 @@ def validate(params):
         return "namespace must be a DNS label (lower case letters, digits, '-'), got %r" % (params["namespace"],)
     if not _LABEL_VALUE.match(params["run_label"]) or len(params["run_label"]) > 63:
         return "run_label must be a valid label value (letters, digits, '-', '_', '.'), got %r" % (params["run_label"],)
-    return (workload_problems(params["workload"]) or [None])[0]
+    return (workload_problems(params["workload"])
+            or pod_creation_problems(params["workload"]["pod_creation"], [params["scheduler"]], "workload.%s")
+            or [None])[0]
 
 
 def plurals(api_resource_list):
@@ -167,36 +195,92 @@ def calibration_job(index, target, work):
     return [("batch", job)]
 
 
+def _pod_group(name, target, work):
+    """coscheduling's PodGroup of one job: its pods are placed all together or not at all."""
+    return ("podgroup", {
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": target.namespace, "labels": _own_labels(target)},
+        "spec": {"minMember": work["pods_per_job"]},
+    })
+
+
+def _volcano_pod_group(name, target, work):
+    """Volcano's PodGroup of one job, as its job controller makes one for a vcjob: the gang's size, its queue and
+    the resources of the whole gang (what the enqueue action checks against the queue)."""
+    pods = work["pods_per_job"]
+    return ("volcano-podgroup", {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": target.namespace, "labels": _own_labels(target)},
+        "spec": {
+            "minMember": pods,
+            "queue": VOLCANO_QUEUE,
+            "minResources": {"cpu": format_cpu(pods * millicores(work["pod_cpu"])),
+                             "memory": format_memory(pods * size_bytes(work["pod_memory"]))},
+        },
+    })
+
+
+def _scheduler_pod_template(name, target, work):
+    """The pod template of job ``name`` for the scheduler under test, whoever creates the pods."""
+    scheduler = target.scheduler
+    if scheduler in ("default", "kueue"):
+        return _pod_template(target, work)
+    if scheduler == "yunikorn":
+        # One YuniKorn application per job.
+        return _pod_template(target, work, scheduler_name="yunikorn",
+                             extra_labels={"applicationId": "%s-%s" % (target.namespace, name), "queue": YUNIKORN_QUEUE})
+    if scheduler == "coscheduling":
+        return _pod_template(target, work, scheduler_name=COSCHEDULING_SCHEDULER_NAME,
+                             extra_labels={POD_GROUP_LABEL: name})
+    if scheduler == "volcano":
+        return _pod_template(target, work, scheduler_name="volcano")
+    raise ValueError("unknown scheduler %r" % scheduler)
+
+
+def pod_name(job, index):
+    return "%s-%d" % (job, index)
+
+
+def _direct_pods(name, target, work):
+    """The pods of job ``name`` as the load test creates them itself: the job's pod template, its name in
+    JOB_LABEL, and for Volcano the annotation that puts a pod in its PodGroup."""
+    template = _scheduler_pod_template(name, target, work)
+    template["metadata"]["labels"][JOB_LABEL] = name
+    if target.scheduler == "volcano":
+        template["metadata"]["annotations"][VOLCANO_GROUP_ANNOTATION] = name
+    pods = []
+    for index in range(work["pods_per_job"]):
+        pod = copy.deepcopy(template)
+        pod["metadata"].update(name=pod_name(name, index), namespace=target.namespace)
+        pods.append(("pod", dict(pod, apiVersion="v1", kind="Pod")))
+    return pods
+
+
 def workload(index, target, work):
     """The objects to create for job ``index`` of the workload ``work`` for ``target``, in creation order.
 
-    Returns a list of ``(api, body)``, where api is ``batch`` or a key of CUSTOM_APIS;
-    the last object is the job itself.
+    Returns a list of ``(api, body)``, where api is ``batch``, ``pod`` or a key of CUSTOM_APIS. A group (a
+    PodGroup) comes first: a pod that names a missing group is not scheduled (Volcano's webhook refuses it).
+    With work["pod_creation"] ``direct`` the job is its pods, created here, with no Job object.
     """
     name = job_name(index)
     scheduler = target.scheduler
-    if scheduler == "default":
-        return [("batch", _batch_job(name, target, work, _pod_template(target, work)))]
-    if scheduler == "kueue":
-        return [("batch", _batch_job(
-            name, target, work, _pod_template(target, work),
-            job_labels={"kueue.x-k8s.io/queue-name": KUEUE_LOCAL_QUEUE}, suspend=True))]
-    if scheduler == "yunikorn":
-        template = _pod_template(target, work, scheduler_name="yunikorn",
-                                 extra_labels={"applicationId": "%s-%s" % (target.namespace, name),
-                                               "queue": YUNIKORN_QUEUE})
-        return [("batch", _batch_job(name, target, work, template))]
+    groups = []
     if scheduler == "coscheduling":
-        # The PodGroup first: a pod that names a missing group is not scheduled.
-        pod_group = {
-            "apiVersion": "scheduling.x-k8s.io/v1alpha1",
-            "kind": "PodGroup",
-            "metadata": {"name": name, "namespace": target.namespace, "labels": _own_labels(target)},
-            "spec": {"minMember": work["pods_per_job"]},
-        }
-        template = _pod_template(target, work, scheduler_name=COSCHEDULING_SCHEDULER_NAME,
-                                 extra_labels={POD_GROUP_LABEL: name})
-        return [("podgroup", pod_group), ("batch", _batch_job(name, target, work, template))]
+        groups = [_pod_group(name, target, work)]
+    if work["pod_creation"] == DIRECT:
+        refused = pod_creation_problems(DIRECT, [scheduler], "workload.%s")
+        if refused:
+            raise ValueError(refused[0])
+        if scheduler == "volcano":
+            groups = [_volcano_pod_group(name, target, work)]
+        return groups + _direct_pods(name, target, work)
+    template = _scheduler_pod_template(name, target, work)
+    if scheduler == "kueue":
+        return [("batch", _batch_job(name, target, work, template,
+                                     job_labels={"kueue.x-k8s.io/queue-name": KUEUE_LOCAL_QUEUE}, suspend=True))]
     if scheduler == "volcano":
         return [("volcano", {
             "apiVersion": "batch.volcano.sh/v1alpha1",
@@ -206,11 +290,7 @@ def workload(index, target, work):
                 "minAvailable": work["pods_per_job"],
                 "schedulerName": "volcano",
                 "queue": VOLCANO_QUEUE,
-                "tasks": [{
-                    "name": "task",
-                    "replicas": work["pods_per_job"],
-                    "template": _pod_template(target, work, scheduler_name="volcano"),
-                }],
+                "tasks": [{"name": "task", "replicas": work["pods_per_job"], "template": template}],
             },
         })]
-    raise ValueError("unknown scheduler %r" % scheduler)
+    return groups + [("batch", _batch_job(name, target, work, template))]

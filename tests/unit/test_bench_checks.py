@@ -11,7 +11,8 @@ GOOD = dict(
     bench_submit_concurrency=16, bench_client_qps=1000, bench_client_burst=1000, bench_scheduler_api_qps=1000,
     bench_scheduler_api_burst=1000, bench_scheduler_gogc="", bench_scheduler_gomemlimit="",
     bench_controller_manager_api_qps=1000, bench_controller_manager_api_burst=1000, bench_run_id="",
-    bench_port_range_start=20000, bench_port_range_end=32000, bench_throttle=0, bench_queue_quota="cluster")
+    bench_port_range_start=20000, bench_port_range_end=32000, bench_throttle=0, bench_queue_quota="cluster",
+    bench_pod_creation="job-controller")
 
 
 def problems(**changes):
@@ -32,6 +33,16 @@ def test_calibrate_takes_a_switch_as_yaml_or_the_command_line_gives_it(value):
 def test_queue_quota_takes_a_name_or_cpu_and_memory():
     assert problems(bench_queue_quota="seed") == []
     assert problems(bench_queue_quota={"cpu": 500, "memory": "500Gi"}) == []
+
+
+def test_direct_pods_are_accepted_for_every_scheduler_but_kueue():
+    assert problems(bench_pod_creation="direct",
+                    bench_schedulers=["default", "volcano", "yunikorn", "coscheduling"]) == []
+    assert problems(bench_pod_creation="direct", bench_schedulers=["default", "kueue"]) == [
+        "bench_pod_creation=direct is not supported by kueue: Kueue admits only the kinds of workload it is "
+        "configured to manage, and its plain-pod integration is off in its default configuration, so bare pods "
+        "would bypass it; use job-controller"]
+    assert problems(bench_pod_creation="job-controller", bench_schedulers=["kueue"]) == []
 
 
 def test_strings_from_the_command_line_are_accepted():
@@ -62,6 +73,8 @@ def test_strings_from_the_command_line_are_accepted():
     ({"bench_scheduler_gogc": "fast"}, "bench_scheduler_gogc='fast' is not allowed"),
     ({"bench_scheduler_gomemlimit": "2 gigs"}, "bench_scheduler_gomemlimit='2 gigs' is not allowed"),
     ({"bench_wait_for": "running"}, "bench_wait_for='running' is not allowed"),
+    ({"bench_pod_creation": "controller"},
+     "bench_pod_creation='controller' is not allowed: use one of job-controller, direct"),
     ({"bench_throttle": -1}, "bench_throttle=-1 is not allowed"),
     ({"bench_scheduler_cpu_limit": -2}, "bench_scheduler_cpu_limit=-2 is not allowed"),
     ({"bench_scheduler_cpu_profile_seconds": "a bit"}, "bench_scheduler_cpu_profile_seconds='a bit' is not allowed"),

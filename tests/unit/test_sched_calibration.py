@@ -66,6 +66,9 @@ def test_rounds_give_the_median_min_max_and_spread():
 
 def test_the_ceiling_in_pods_and_a_throughputs_share_of_it():
     assert cal.ceiling_pods_per_s(305.0, 3) == 915.0
+    # A load test that creates the pods itself makes one request per pod.
+    assert cal.pods_per_create({"pods_per_job": 3, "pod_creation": "job-controller"}) == 3
+    assert cal.pods_per_create({"pods_per_job": 3, "pod_creation": "direct"}) == 1
     assert cal.share_of_ceiling(81.2, 906.0) == 0.0896                     # 81.2 / 906 = 0.08962
     assert cal.share_of_ceiling(None, 906.0) is None
     assert cal.share_of_ceiling(81.2, None) is None
@@ -99,7 +102,7 @@ def test_each_probe_stays_well_under_15_seconds_of_rounds():
 
 def test_the_calibration_job_is_the_default_job_suspended_and_left_alone_by_the_job_controller():
     work = dict(nodes=3, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=2, pods_per_job=3, pod_cpu="1",
-                pod_memory="200Mi", pod_duration=30.0)
+                pod_memory="200Mi", pod_duration=30.0, pod_creation="job-controller")
     target = w.Target("default", "sched-bench-calibration", "r1")
     ((api, job),) = w.calibration_job(7, target, work)
     ((_, default),) = w.workload(7, target, work)

@@ -83,3 +83,12 @@ def test_efficiency(bound, makespan, expected):
 def test_capacity_note_when_nodes_are_too_small():
     assert c.capacity_note(SEED) is None
     assert "hold 3 pods at once" in c.capacity_note(work(nodes=1, node_pods=3))
+
+
+@pytest.mark.parametrize("scheduler,pod_creation,maker", [
+    ("default", "job-controller", "job controller"), ("coscheduling", "job-controller", "job controller"),
+    ("kueue", "job-controller", "admission"), ("volcano", "job-controller", "admission"),
+    ("default", "direct", "load test"), ("volcano", "direct", "load test"), ("yunikorn", "direct", "load test")])
+def test_what_makes_the_pods_appear(scheduler, pod_creation, maker):
+    """Volcano's controller creates a vcjob's pods once it is admitted; pods created directly exist before that."""
+    assert c.pods_made_by(scheduler, pod_creation) == maker

@@ -69,6 +69,39 @@ def test_audit_times_pair_creation_and_first_binding(tmp_path):
     assert list(times.job_created.values()) == [m.parse_time_us("2026-01-01T00:00:00Z")]
 
 
+def test_pods_without_a_job_are_timed_from_the_first_pod_and_grouped_by_their_job_label(tmp_path):
+    """bench_pod_creation=direct: no Job is created, so a job's creation is its first pod's."""
+    log = tmp_path / "audit.log"
+    created = [event("create", "pods", "2026-01-01T00:00:0%d.000000Z" % second, response_name="job-00001-%d" % pod)
+               for pod, second in ((0, 1), (1, 2))]
+    for ev in created:
+        ev["responseObject"]["metadata"]["labels"] = {"sched-bench.io/job": "job-00001"}
+    write_log(log, created + [
+        event("create", "pods", "2026-01-01T00:00:03.000000Z", name="job-00001-%d" % pod, sub="binding", node="n1")
+        for pod in (0, 1)])
+    times = m.AuditTimes(NS)
+    for ev in m.read_audit_events(m.audit_log_files(str(log)), NS):
+        times.add(ev)
+    assert times.job_created == {}
+    assert [(row["job"], row["pod"]) for row in times.records()] == [("job-00001", "job-00001-0"),
+                                                                     ("job-00001", "job-00001-1")]
+    summary, _ = m.summarize(times.records(), [], expected_pods=2, submit_window_s=1.0, jobs_submitted=1)
+    assert summary["start"] == "2026-01-01T00:00:01.000000Z"
+    assert summary["makespan_s"] == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize("meta,job", [
+    ({"ownerReferences": [{"kind": "Job", "name": "job-00002"}], "labels": {"job-name": "other"}}, "job-00002"),
+    ({"labels": {"job-name": "job-00003"}}, "job-00003"),
+    ({"labels": {"volcano.sh/job-name": "job-00004"}}, "job-00004"),
+    ({"ownerReferences": [{"kind": "ReplicaSet", "name": "rs"}], "labels": {"sched-bench.io/job": "job-00005"}},
+     "job-00005"),
+    ({"labels": {}}, ""),
+])
+def test_the_job_of_a_pod(meta, job):
+    assert m.job_of(meta) == job
+
+
 def test_rotated_backups_are_read_oldest_first(tmp_path):
     (tmp_path / "audit-2026-01-01T00-00-02.000.log").write_text("")
     (tmp_path / "audit-2026-01-01T00-00-01.000.log").write_text("")
@@ -190,7 +223,16 @@ def test_a_scheduler_that_keeps_up_is_limited_by_pod_creation():
     assert stage["stage"] == "pod creation"
     assert (stage["backlog_max"], stage["created_per_s"], stage["bound_per_s"]) == (0, 10.0, 10.0)
     assert "created at 10.0/s and bound at 10.0/s" in stage["evidence"]
-    assert m.limiting_stage(_rows([10] * 10, [10] * 10), 10.0, 0.5, 0.0, True)["stage"] == "admission"
+    assert m.limiting_stage(_rows([10] * 10, [10] * 10), 10.0, 0.5, 0.0, "admission")["stage"] == "admission"
+
+
+def test_pods_the_load_test_creates_itself_have_no_pod_creation_stage():
+    """With bench_pod_creation=direct, a scheduler that kept up was paced by the submission, even a short one;
+    a growing backlog is still the scheduler's."""
+    stage = m.limiting_stage(_rows([10] * 10, [10] * 10), 10.0, 0.5, 0.0, "load test")
+    assert stage["stage"] == "submission"
+    assert stage["evidence"].startswith("the load test created the pods itself (bench_pod_creation=direct)")
+    assert m.limiting_stage(_rows([100] + [0] * 9, [10] * 10), 10.0, 0.5, 0.0, "load test")["stage"] == "scheduling"
 
 
 def test_a_growing_backlog_means_scheduling_and_a_long_submission_or_a_bound_come_first():

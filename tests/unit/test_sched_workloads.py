@@ -5,7 +5,7 @@ import sched_workloads as w
 
 WORK = dict(nodes=3, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=2, pods_per_job=3, pod_cpu="1",
             pod_memory="200Mi", pod_duration=30.0, wait_for="bound", timeout=60.0, submit_concurrency=4,
-            client_qps=10.0, client_burst=10, queue_quota="cluster")
+            client_qps=10.0, client_burst=10, queue_quota="cluster", pod_creation="job-controller")
 
 
 def target(scheduler="default"):
@@ -52,6 +52,11 @@ def test_valid_options_pass():
     ({"workload": work(pod_cpu="lots")}, "workload.pod_cpu='lots' is not allowed: use a Kubernetes quantity"),
     ({"workload": work(pod_cpu="64")}, "a pod must fit a fake node (workload.node_cpu=32"),
     ({"workload": work(pod_memory="512Gi")}, "a pod must fit a fake node"),
+    ({"workload": work(pod_creation="pods")},
+     "workload.pod_creation='pods' is not allowed: use one of job-controller, direct"),
+    ({"scheduler": "kueue", "workload": work(pod_creation="direct")},
+     "workload.pod_creation=direct is not supported by kueue: Kueue admits only the kinds of workload it is "
+     "configured to manage, and its plain-pod integration is off"),
     ({"workload": {"nodes": 3}}, "workload lacks node_cpu, node_memory"),
 ])
 def test_bad_options_give_one_line(changes, needle):
@@ -143,3 +148,67 @@ def test_coscheduling_makes_a_pod_group_per_job_before_the_job():
     assert template["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"] == "job-00004"
     assert template["spec"]["schedulerName"] == "scheduler-plugins-scheduler"
     assert job["spec"]["parallelism"] == job["spec"]["completions"] == 5
+
+
+def direct(scheduler, **changes):
+    return w.workload(12, target(scheduler), work(pod_creation="direct", **changes))
+
+
+def pods_of(objects):
+    return [body for api, body in objects if api == "pod"]
+
+
+@pytest.mark.parametrize("scheduler", rules.DIRECT_POD_SCHEDULERS)
+def test_direct_pods_carry_their_jobs_template_and_no_job(scheduler):
+    """The same pod template as the job's, named after the job, labelled with it, and no Job object at all."""
+    objects = direct(scheduler)
+    job_template = pod_spec(w.workload(12, target(scheduler), work())[-1][1])
+    pods = pods_of(objects)
+    assert [pod["metadata"]["name"] for pod in pods] == ["job-00012-0", "job-00012-1", "job-00012-2"]
+    assert {body["kind"] for _api, body in objects} <= {"Pod", "PodGroup"}
+    assert objects[-len(pods):] == [("pod", pod) for pod in pods]
+    for pod in pods:
+        assert (pod["apiVersion"], pod["kind"], pod["metadata"]["namespace"]) == ("v1", "Pod", "sched-bench")
+        assert "ownerReferences" not in pod["metadata"]
+        assert pod["spec"] == job_template["spec"]
+        labels = dict(pod["metadata"]["labels"])
+        assert labels.pop(w.JOB_LABEL) == "job-00012"
+        assert labels == job_template["metadata"]["labels"]
+    # Each pod is its own object: changing one leaves the others alone.
+    pods[0]["metadata"]["labels"]["x"] = "y"
+    assert "x" not in pods[1]["metadata"]["labels"]
+
+
+def test_direct_pods_of_the_default_scheduler_and_yunikorn_come_alone():
+    assert [api for api, _body in direct("default")] == ["pod"] * 3
+    yunikorn = pods_of(direct("yunikorn"))
+    # The job's pods are one YuniKorn application in its queue.
+    assert {pod["metadata"]["labels"]["applicationId"] for pod in yunikorn} == {"sched-bench-job-00012"}
+    assert {pod["metadata"]["labels"]["queue"] for pod in yunikorn} == {w.YUNIKORN_QUEUE}
+    assert {pod["spec"]["schedulerName"] for pod in yunikorn} == {"yunikorn"}
+
+
+def test_direct_coscheduling_pods_follow_their_pod_group():
+    (group_api, group), *pods = direct("coscheduling", pods_per_job=4)
+    assert group_api == "podgroup" and group["spec"] == {"minMember": 4}
+    assert [api for api, _body in pods] == ["pod"] * 4
+    assert {body["metadata"]["labels"][w.POD_GROUP_LABEL] for _api, body in pods} == {"job-00012"}
+
+
+def test_direct_volcano_pods_follow_the_pod_group_the_load_test_makes():
+    """The group Volcano's job controller would make for the vcjob: gang size, queue, the gang's resources."""
+    (group_api, group), *pods = direct("volcano", pod_cpu="1500m", pod_memory="300Mi")
+    assert group_api == "volcano-podgroup"
+    assert group["apiVersion"] == "/".join(w.CUSTOM_APIS["volcano-podgroup"][:2]) == "scheduling.volcano.sh/v1beta1"
+    assert group["metadata"]["name"] == "job-00012"
+    assert group["spec"] == {"minMember": 3, "queue": w.VOLCANO_QUEUE,
+                             "minResources": {"cpu": "4500m", "memory": "900Mi"}}
+    for _api, pod in pods:
+        assert pod["metadata"]["annotations"]["scheduling.k8s.io/group-name"] == "job-00012"
+        assert pod["spec"]["schedulerName"] == "volcano"
+
+
+def test_kueue_takes_no_direct_pods():
+    assert rules.DIRECT_POD_SCHEDULERS == ("default", "volcano", "yunikorn", "coscheduling")
+    with pytest.raises(ValueError, match="workload.pod_creation=direct is not supported by kueue"):
+        direct("kueue")

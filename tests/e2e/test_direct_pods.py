@@ -1,0 +1,77 @@
+"""bench_pod_creation=direct (issue 14): the load test creates each job's pods itself, for the default scheduler
+and Volcano, and they are timed and recorded as the pods of Jobs are. The audit log shows that no Job was made
+and no pod had an owner, and Volcano's controller made no PodGroup of its own; the kept cluster shows the pods
+as they ended."""
+import csv
+import gzip
+import json
+import os
+from collections import Counter
+
+from conftest import kept_run, mirror_vars
+from kubernetes import client, config
+
+NODES, JOBS, PODS_PER_JOB = 10, 20, 3
+SCHEDULERS = ["default", "volcano"]
+NAMESPACE = "sched-bench"
+
+
+def creations(audit_gz):
+    """(resource, name, response metadata) of every successful create in the test's namespace."""
+    found = []
+    with gzip.open(audit_gz, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            event = json.loads(line)
+            ref = event.get("objectRef") or {}
+            if (event.get("verb") != "create" or ref.get("namespace") != NAMESPACE or ref.get("subresource")
+                    or event.get("stage") != "ResponseComplete" or event["responseStatus"].get("code", 0) >= 300):
+                continue
+            meta = (event.get("responseObject") or {}).get("metadata") or {}
+            found.append((ref.get("resource"), ref.get("name") or meta.get("name"), meta))
+    return found
+
+
+def test_direct_pods_are_bound_timed_and_recorded_without_a_job(tmp_path, bench_vars):
+    # Pods run 2 s and the run waits until they completed: kwok finishes pods without a Job owner too.
+    with kept_run(tmp_path, bench_vars, "direct", bench_schedulers=SCHEDULERS, bench_pod_creation="direct",
+                  bench_nodes=NODES, bench_jobs=JOBS, bench_pods_per_job=PODS_PER_JOB, bench_pod_duration=2,
+                  bench_wait_for="completed", **mirror_vars()) as cluster:
+        api = config.new_client_from_config(os.path.join(cluster, "admin.kubeconfig"))
+        pods = client.CoreV1Api(api).list_namespaced_pod(NAMESPACE).items
+        groups = client.CustomObjectsApi(api).list_namespaced_custom_object(
+            "scheduling.volcano.sh", "v1beta1", NAMESPACE, "podgroups")["items"]
+        assert client.BatchV1Api(api).list_namespaced_job(NAMESPACE).items == []
+        assert len(pods) == JOBS * PODS_PER_JOB
+        assert [pod.metadata.name for pod in pods if pod.metadata.owner_references] == []
+        assert {pod.status.phase for pod in pods} == {"Succeeded"}
+        assert {pod.spec.scheduler_name for pod in pods} == {"volcano"}
+        assert sorted(group["metadata"]["name"] for group in groups) == ["job-%05d" % i for i in range(JOBS)]
+
+    for scheduler in SCHEDULERS:
+        out = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost", scheduler)
+        with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
+            summary = json.load(handle)
+        with open(os.path.join(out, "env.json"), encoding="utf-8") as handle:
+            env = json.load(handle)
+        assert summary["complete"] is True, (scheduler, summary.get("reason"))
+        assert summary["pods_bound"] == summary["pods_completed"] == JOBS * PODS_PER_JOB, scheduler
+        assert summary["jobs_submitted"] == JOBS
+        assert summary["timing_source"] == "audit"
+        assert summary["workload"]["pod_creation"] == env["workload"]["pod_creation"] == "direct"
+        stage = summary["throughput_limited_by"]
+        assert stage["stage"] not in ("pod creation", "admission"), stage
+        print("%s direct: makespan %.2f s, %.1f pods/s, limited by %s" % (
+            scheduler, summary["makespan_s"], summary["throughput_pods_per_s"], stage["stage"]))
+
+        with open(os.path.join(out, "pods.csv"), encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+        assert Counter(row["job"] for row in rows) == {"job-%05d" % i: PODS_PER_JOB for i in range(JOBS)}
+        assert all(row["pod"].startswith(row["job"] + "-") and row["bound"] for row in rows)
+
+        made = creations(os.path.join(out, "audit.log.gz"))
+        assert Counter(resource for resource, _name, _meta in made) == Counter(
+            {"pods": JOBS * PODS_PER_JOB, **({"podgroups": JOBS} if scheduler == "volcano" else {})}), scheduler
+        assert [name for resource, name, meta in made if resource == "pods" and meta.get("ownerReferences")] == []
+        # The pods' creation started the makespan: no Job was created before them.
+        first_pod = min(row["created"] for row in rows)
+        assert summary["start"] == first_pod
