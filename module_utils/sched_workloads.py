@@ -207,8 +207,11 @@ def _pod_group(name, target, work):
 
 def _volcano_pod_group(name, target, work):
     """Volcano's PodGroup of one job, as its job controller makes one for a vcjob: the gang's size, its queue and
-    the resources of the whole gang (what the enqueue action checks against the queue)."""
+    the gang's quota usage, what the enqueue action weighs against the queue (Kubernetes' usage of a pod: its
+    requests, limits, which equal them here, and the pod counts)."""
     pods = work["pods_per_job"]
+    cpu = format_cpu(pods * millicores(work["pod_cpu"]))
+    memory = format_memory(pods * size_bytes(work["pod_memory"]))
     return ("volcano-podgroup", {
         "apiVersion": "scheduling.volcano.sh/v1beta1",
         "kind": "PodGroup",
@@ -216,8 +219,9 @@ def _volcano_pod_group(name, target, work):
         "spec": {
             "minMember": pods,
             "queue": VOLCANO_QUEUE,
-            "minResources": {"cpu": format_cpu(pods * millicores(work["pod_cpu"])),
-                             "memory": format_memory(pods * size_bytes(work["pod_memory"]))},
+            "minResources": {"cpu": cpu, "requests.cpu": cpu, "limits.cpu": cpu, "memory": memory,
+                             "requests.memory": memory, "limits.memory": memory, "pods": str(pods),
+                             "count/pods": str(pods)},
         },
     })
 

@@ -196,13 +196,15 @@ def test_direct_coscheduling_pods_follow_their_pod_group():
 
 
 def test_direct_volcano_pods_follow_the_pod_group_the_load_test_makes():
-    """The group Volcano's job controller would make for the vcjob: gang size, queue, the gang's resources."""
+    """The group Volcano v1.11's job controller made for a vcjob of 3 pods of 1 CPU / 200Mi (read from a kept
+    cluster): gang size, queue and the gang's quota usage; here for pods of 1.5 CPU / 300Mi."""
     (group_api, group), *pods = direct("volcano", pod_cpu="1500m", pod_memory="300Mi")
     assert group_api == "volcano-podgroup"
     assert group["apiVersion"] == "/".join(w.CUSTOM_APIS["volcano-podgroup"][:2]) == "scheduling.volcano.sh/v1beta1"
     assert group["metadata"]["name"] == "job-00012"
-    assert group["spec"] == {"minMember": 3, "queue": w.VOLCANO_QUEUE,
-                             "minResources": {"cpu": "4500m", "memory": "900Mi"}}
+    assert group["spec"] == {"minMember": 3, "queue": w.VOLCANO_QUEUE, "minResources": {
+        "count/pods": "3", "pods": "3", "cpu": "4500m", "requests.cpu": "4500m", "limits.cpu": "4500m",
+        "memory": "900Mi", "requests.memory": "900Mi", "limits.memory": "900Mi"}}
     for _api, pod in pods:
         assert pod["metadata"]["annotations"]["scheduling.k8s.io/group-name"] == "job-00012"
         assert pod["spec"]["schedulerName"] == "volcano"
