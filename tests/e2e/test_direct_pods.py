@@ -35,7 +35,7 @@ def test_direct_pods_are_bound_timed_and_recorded_without_a_job(tmp_path, bench_
     # Pods run 2 s and the run waits until they completed: kwok finishes pods without a Job owner too.
     with kept_run(tmp_path, bench_vars, "direct", bench_schedulers=SCHEDULERS, bench_pod_creation="direct",
                   bench_nodes=NODES, bench_jobs=JOBS, bench_pods_per_job=PODS_PER_JOB, bench_pod_duration=2,
-                  bench_wait_for="completed", **mirror_vars()) as cluster:
+                  bench_wait_for="completed", bench_fetch_audit_log=True, **mirror_vars()) as cluster:
         api = config.new_client_from_config(os.path.join(cluster, "admin.kubeconfig"))
         pods = client.CoreV1Api(api).list_namespaced_pod(NAMESPACE).items
         groups = client.CustomObjectsApi(api).list_namespaced_custom_object(
