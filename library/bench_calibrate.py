@@ -127,6 +127,7 @@ try:
         drain,
         error_text,
         is_status,
+        namespace_exists,
     )
     from kubernetes import client as k8s_client
     KUBERNETES_IMPORT_ERROR = None
@@ -173,13 +174,7 @@ class ApiProbe:
                              % (self.p["kubeconfig"], error_text(exc))) from exc
 
     def namespace_exists(self):
-        try:
-            drain(self.core.read_namespace(self.p["namespace"], _preload_content=False))
-            return True
-        except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
-            if is_status(exc, 404):
-                return False
-            raise
+        return namespace_exists(self.core, self.p["namespace"])
 
     def create_one(self):
         with self.lock:

@@ -81,6 +81,17 @@ def drain(response):
         response.release_conn()
 
 
+def namespace_exists(core, name):
+    """Whether the namespace exists (also while it terminates); other errors are raised."""
+    try:
+        drain(core.read_namespace(name, _preload_content=False))
+        return True
+    except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
+        if is_status(exc, 404):
+            return False
+        raise
+
+
 def apis(client):
     return Apis(k8s_client.CoreV1Api(client), k8s_client.BatchV1Api(client), k8s_client.CustomObjectsApi(client))
 

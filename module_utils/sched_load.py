@@ -28,6 +28,7 @@ from ansible.module_utils.sched_client import (
     error_text,
     is_status,
     list_pages,
+    namespace_exists,
     read_json,
 )
 from ansible.module_utils.sched_progress import ProgressFile
@@ -74,13 +75,7 @@ class LoadTest:
         return version.get("gitVersion", "unknown")
 
     def namespace_exists(self):
-        try:
-            drain(self.core.read_namespace(self.p["namespace"], _preload_content=False))
-            return True
-        except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
-            if is_status(exc, 404):
-                return False
-            raise
+        return namespace_exists(self.core, self.p["namespace"])
 
     # -- set-up ----------------------------------------------------------
     def create_namespace(self):
