@@ -9,10 +9,21 @@ module library/bench_report.py does that. Unit-tested in tests/unit/test_report.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 
 from ansible.module_utils.sched_gate import evaluate as evaluate_gate
+from ansible.module_utils.sched_report_blocks import (  # noqa: F401 (Cell ... BarChart: the report's vocabulary)
+    BarChart,
+    Cell,
+    Heading,
+    Image,
+    LineChart,
+    Paragraph,
+    Table,
+    format_number,
+    format_stat,
+    slug,
+)
 from ansible.module_utils.sched_report_run import (
     CHARTS_DIR,
     LATENCY_KEYS,
@@ -24,6 +35,7 @@ from ansible.module_utils.sched_report_run import (
     number_at,
     stat_of,
 )
+from ansible.module_utils.sched_report_scenarios import scenario_blocks
 from ansible.module_utils.sched_stats import (
     ALPHA,
     CONFIDENCE,
@@ -102,29 +114,6 @@ def fleet_change(run, previous, scheduler, metric):
 # ---------------------------------------------------------------------------
 # Formatting
 # ---------------------------------------------------------------------------
-def format_number(value):
-    """Four significant digits, no exponent; n/a for None."""
-    if value is None:
-        return NOT_AVAILABLE
-    if abs(value) >= 1000 or float(value).is_integer():
-        return "%.0f" % value
-    return "%.4g" % value
-
-
-def format_stat(stat):
-    """'median', 'median [interval]' with an interval that is not a point, else 'median (min–max)' when
-    the samples differ."""
-    if stat.median is None:
-        return NOT_AVAILABLE
-    text = format_number(stat.median)
-    if stat.ci_low is not None:
-        if stat.ci_low != stat.ci_high:
-            text += " [%s–%s]" % (format_number(stat.ci_low), format_number(stat.ci_high))
-    elif stat.spread:
-        text += " (%s–%s)" % (format_number(stat.low), format_number(stat.high))
-    return text
-
-
 def format_change(change):
     if change.percent is not None:
         return "Δ %+.1f%%" % change.percent
@@ -134,56 +123,6 @@ def format_change(change):
 # ---------------------------------------------------------------------------
 # Document blocks, rendered to Markdown and HTML alike
 # ---------------------------------------------------------------------------
-@dataclass
-class Cell:
-    text: str
-    tone: str | None = None     # better, worse, bad: only colours the HTML
-
-
-@dataclass
-class Heading:
-    level: int
-    text: str
-    anchor: str = ""
-
-
-@dataclass
-class Paragraph:
-    text: str
-
-
-@dataclass
-class Table:
-    headers: list
-    rows: list                  # lists of Cell
-
-
-@dataclass
-class Image:
-    path: str                   # relative to the report
-    alt: str
-
-
-@dataclass
-class LineChart:
-    file_name: str
-    title: str
-    xlabel: str
-    ylabel: str
-    series: dict                # label -> (xs, ys)
-
-
-@dataclass
-class BarChart:
-    file_name: str
-    title: str
-    ylabel: str
-    categories: list
-    series: dict                # label -> [value or None per category]
-    ranges: dict                # label -> [(low, high) or None per category]
-    log_scale: bool = False
-
-
 @dataclass
 class Report:
     title: str
@@ -453,10 +392,6 @@ def failure_lines(run):
 # ---------------------------------------------------------------------------
 # Chart data
 # ---------------------------------------------------------------------------
-def slug(text):
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text) or "_"
-
-
 def limit_lines(run, host):
     """One line per scheduler of the host: the stage that bounded its throughput, and the evidence."""
     return ["%s: %s (%s)" % (scheduler, result.throughput_limited_by["stage"], result.throughput_limited_by["evidence"])
@@ -685,6 +620,10 @@ def build_report(run, previous=None, gate=None):
         if chart is not None:
             charts.append(chart)
             blocks.append(Image(CHARTS_DIR + "/" + chart.file_name, chart.title))
+
+    scenario, scenario_charts = scenario_blocks(run)
+    blocks += scenario
+    charts += scenario_charts
 
     if previous is not None:
         blocks += [Heading(2, "Against run %s" % previous.run_id, "comparison"), comparison_table(run, previous)]

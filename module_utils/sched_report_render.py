@@ -7,7 +7,7 @@ import html
 import io
 import math
 
-from ansible.module_utils.sched_report import Heading, Image, LineChart, Paragraph, Table
+from ansible.module_utils.sched_report_blocks import AreaChart, Heading, Image, LineChart, Paragraph, StackedBarChart, Table
 
 
 # ---------------------------------------------------------------------------
@@ -92,6 +92,10 @@ def render_png(chart):
     axes = figure.subplots()
     if isinstance(chart, LineChart):
         draw_lines(axes, chart)
+    elif isinstance(chart, AreaChart):
+        draw_areas(axes, chart)
+    elif isinstance(chart, StackedBarChart):
+        draw_stacked_bars(axes, chart)
     else:
         draw_bars(axes, chart)
     axes.set_title(chart.title)
@@ -135,4 +139,34 @@ def draw_bars(axes, chart):
     axes.set_ylabel(chart.ylabel)
     if chart.log_scale:
         axes.set_yscale("log")
+    axes.legend()
+
+
+def draw_areas(axes, chart):
+    """Stacked areas, and each target drawn dashed at the height where its area would end if every share met it."""
+    labels = list(chart.series)
+    xs = chart.series[labels[0]][0]
+    areas = axes.stackplot(xs, *[chart.series[label][1] for label in labels], labels=labels, alpha=0.7, step="post")
+    cumulative = [0.0] * len(xs)
+    for label, area in zip(labels, areas):
+        target_xs, target_ys = chart.targets.get(label, (xs, [None] * len(xs)))
+        cumulative = [low + (value or 0.0) for low, value in zip(cumulative, target_ys)]
+        axes.step(target_xs, cumulative, where="post", linestyle="--", color=area.get_facecolor()[0], alpha=1.0)
+    axes.set_xlabel(chart.xlabel)
+    axes.set_ylabel(chart.ylabel)
+    axes.set_xlim(left=0)
+    axes.set_ylim(0, 1)
+    axes.legend(loc="lower right")
+
+
+def draw_stacked_bars(axes, chart):
+    positions = list(range(len(chart.categories)))
+    bottoms = [0.0] * len(positions)
+    for label, heights in chart.stacks.items():
+        values = [value or 0.0 for value in heights]
+        axes.bar(positions, values, 0.6, bottom=bottoms, label=label)
+        bottoms = [bottom + value for bottom, value in zip(bottoms, values)]
+    axes.set_xticks(positions)
+    axes.set_xticklabels(chart.categories)
+    axes.set_ylabel(chart.ylabel)
     axes.legend()

@@ -113,6 +113,9 @@ class Sample:
     env: dict | None = None
     problem: str | None = None
     backlog: list = field(default_factory=list)      # [(second, created but unbound pods)]
+    # A scenario's run only (summary.json has scenario_metrics): jobs.csv's rows and pods.csv's latencies.
+    jobs: list = field(default_factory=list)         # [{"job", "tenant", "gang", "<stage>_ms", ...}]
+    pod_latency_ms: list = field(default_factory=list)
 
     @property
     def complete(self):
@@ -341,19 +344,50 @@ def parse_timeline(text, column="bound_total"):
     return sorted(points)
 
 
+def _number(text):
+    try:
+        number = float(text)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def parse_jobs(text):
+    """jobs.csv's rows with their times (columns ending in _ms) as numbers or None and ``gang`` as a bool."""
+    rows = []
+    for row in csv.DictReader(io.StringIO(text)):
+        parsed = {key: (_number(value) if key.endswith("_ms") else value) for key, value in row.items() if key}
+        parsed["gang"] = str(row.get("gang", "")).lower() in ("true", "1", "yes")
+        rows.append(parsed)
+    return rows
+
+
+def parse_pod_latencies(text):
+    """pods.csv's latency_ms column, for the bound pods."""
+    values = (_number(row.get("latency_ms")) for row in csv.DictReader(io.StringIO(text)))
+    return [value for value in values if value is not None]
+
+
+def _read_text(path):
+    try:
+        with open(path, "r", encoding="utf-8") as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
 def load_sample(directory, repeat):
     summary, problem = read_json_file(os.path.join(directory, "summary.json"))
     env, env_problem = read_json_file(os.path.join(directory, "env.json"))
     if summary is None and problem is None:
         problem = NO_SUMMARY
-    text = ""
-    try:
-        with open(os.path.join(directory, "timeline.csv"), "r", encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError:
-        pass
-    return Sample(repeat, directory, summary, parse_timeline(text), env, problem or env_problem,
-                  parse_timeline(text, "backlog"))
+    text = _read_text(os.path.join(directory, "timeline.csv"))
+    sample = Sample(repeat, directory, summary, parse_timeline(text), env, problem or env_problem,
+                    parse_timeline(text, "backlog"))
+    if isinstance((summary or {}).get("scenario_metrics"), dict):
+        sample.jobs = parse_jobs(_read_text(os.path.join(directory, "jobs.csv")))
+        sample.pod_latency_ms = parse_pod_latencies(_read_text(os.path.join(directory, "pods.csv")))
+    return sample
 
 
 def repeat_dirs(directory):
