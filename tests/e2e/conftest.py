@@ -17,13 +17,28 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # The module versions the module proxy here refuses, as a file-based module proxy beside the
 # project (../shared/mirror/go, see its README). The tests put it first in the proxy list, the
 # way a lab puts its own mirror first.
-MIRROR_GO = os.path.join(os.path.dirname(ROOT), "shared", "mirror", "go")
+def _mirror_dir():
+    """../shared/mirror/go beside this checkout or, for a clean clone of a checkout on this machine
+    (CI clones the working copy elsewhere), beside the checkout it was cloned from; None without one."""
+    bases = [ROOT]
+    origin = subprocess.run(["git", "-C", ROOT, "remote", "get-url", "origin"], capture_output=True, text=True,
+                            check=False).stdout.strip()
+    if origin and os.path.isdir(origin):
+        bases.append(os.path.realpath(origin))
+    for base in bases:
+        path = os.path.join(os.path.dirname(base), "shared", "mirror", "go")
+        if os.path.isdir(path):
+            return path
+    return None
+
+
+MIRROR_GO = _mirror_dir()
 MIRRORED_MODULES = "github.com/apache/yunikorn-*,volcano.sh/volcano,sigs.k8s.io/scheduler-plugins"
 
 
 def go_mirror_env():
     """GOPROXY (the mirror, then this machine's own proxy list) and GONOSUMDB; empty without a mirror."""
-    if not os.path.isdir(MIRROR_GO):
+    if MIRROR_GO is None:
         return {}
     host_proxy = os.environ.get("GOPROXY", "")
     if not host_proxy and shutil.which("go"):

@@ -37,7 +37,7 @@ VERSIONS = {"kueue": "v0.10.1", "volcano": "v1.11.0"}
 # The schedulers that ship Helm charts: YuniKorn's from a chart repository (the mirror's, served
 # on 127.0.0.1 like the manifests), coscheduling's from the chart inside its Go module.
 CHARTS = {"yunikorn": "yunikorn", "coscheduling": "scheduler-plugins"}  # scheduler -> namespace
-MIRROR_CHARTS = pathlib.Path(MIRROR_GO).parent / "charts"
+MIRROR_CHARTS = pathlib.Path(MIRROR_GO).parent / "charts" if MIRROR_GO else None
 MODULES = {"kueue": "sigs.k8s.io/kueue", "volcano": "volcano.sh/volcano"}
 KUSTOMIZE = "v5.5.0"
 # Paths below the server's root, the same as below the upstream hosts in the default templates.
@@ -109,6 +109,7 @@ def build_release_manifests(root, work):
     shutil.copy(module_dir(MODULES["volcano"], VERSIONS["volcano"], work) / "installer" / "volcano-development.yaml",
                 paths["volcano"])
     # YuniKorn: its chart repository (index.yaml and the chart), as a lab's chart mirror serves it.
+    assert MIRROR_CHARTS, "the module and chart mirror beside the project (../shared/mirror) was not found"
     shutil.copytree(MIRROR_CHARTS, root / "charts")
     return paths
 
