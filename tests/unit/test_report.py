@@ -1,7 +1,7 @@
 """The report: loading run directories, aggregation, tables, CSV, charts and the playbook."""
 import csv
-import json
 import io
+import json
 import os
 import subprocess
 import sys
