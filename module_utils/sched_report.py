@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from ansible.module_utils.bench_phase_clock import table_rows as phase_table_rows
 from ansible.module_utils.sched_gate import evaluate as evaluate_gate
 from ansible.module_utils.sched_report_blocks import (  # noqa: F401 (Cell ... BarChart: the report's vocabulary)
     BarChart,
@@ -376,6 +377,21 @@ def calibration_table(run):
                                              for name, host in run.hosts.items()])
 
 
+PHASES_NOTE = (
+    "Each task's wall time on each host, in the phase it belongs to (module_utils/bench_phase_clock.py has "
+    "the rules), with its share of the wall time. A report written during the run sees phases.json as it "
+    "was when the report began; the table printed at the end of the run, and phases.json after it, "
+    "also hold the report and the tasks after it.")
+
+
+def phases_table(run):
+    """The run's "where the time went" table from phases.json, or None without one."""
+    if not run.phases:
+        return None
+    headers, rows = phase_table_rows(run.phases)
+    return Table(headers, [[Cell(text) for text in row] for row in rows])
+
+
 def failure_lines(run):
     lines = []
     for host in run.hosts.values():
@@ -627,6 +643,11 @@ def build_report(run, previous=None, gate=None):
 
     if previous is not None:
         blocks += [Heading(2, "Against run %s" % previous.run_id, "comparison"), comparison_table(run, previous)]
+
+    phases = phases_table(run)
+    if phases is not None:
+        blocks += [Heading(2, "Where the time went (wall time %.1f s)" % (run.phases.get("wall_s") or 0.0), "phases"),
+                   phases, Paragraph(PHASES_NOTE)]
 
     differing, same, without = environment_tables(run)
     blocks.append(Heading(2, "Environment", "environment"))

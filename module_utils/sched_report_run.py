@@ -27,6 +27,8 @@ _REPEAT_DIR = re.compile(r"^repeat-(\d+)$")
 # The fetch step renames <scheduler>.partial once every file has arrived.
 _PARTIAL_SUFFIX = ".partial"
 NO_SUMMARY = "no summary.json"
+# Where the run's wall time went, written by callback_plugins/bench_phases.py.
+PHASES_FILE = "phases.json"
 
 
 @dataclass(frozen=True)
@@ -292,6 +294,7 @@ class Run:
     run_id: str
     path: str
     hosts: dict = field(default_factory=dict)        # name -> HostResult
+    phases: dict | None = None                       # phases.json (bench_phase_clock.summarize), if written
 
     @property
     def scheduler_names(self):
@@ -472,6 +475,8 @@ def load_run(run_dir):
     if not os.path.isdir(run_dir):
         raise ValueError("run directory %s does not exist" % run_dir)
     run = Run(os.path.basename(run_dir.rstrip(os.sep)), run_dir)
+    phases, _ = read_json_file(os.path.join(run_dir, PHASES_FILE))
+    run.phases = phases if phases and isinstance(phases.get("hosts"), dict) else None
     for entry in sorted(os.listdir(run_dir)):
         path = os.path.join(run_dir, entry)
         if entry.startswith(".") or entry == CHARTS_DIR or not os.path.isdir(path) or not is_host_dir(path):

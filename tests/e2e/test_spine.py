@@ -4,6 +4,7 @@ import csv
 import gzip
 import json
 import os
+import time
 
 from conftest import audit_bindings, failure_text, processes_mentioning, run_playbook, task_results
 
@@ -11,7 +12,9 @@ from conftest import audit_bindings, failure_text, processes_mentioning, run_pla
 def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars):
     extravars = dict(bench_vars, bench_nodes=20, bench_jobs=50, bench_pods_per_job=3,
                      bench_schedulers=["default"], bench_calibrate=True)
+    started = time.monotonic()
     runner = run_playbook(tmp_path, "bench.yml", extravars, label="bench")
+    elapsed = time.monotonic() - started
     assert runner.rc == 0, failure_text(runner)
 
     out = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost", "default")
@@ -97,6 +100,22 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
         (row,) = list(csv.DictReader(handle))
     assert float(row["share_of_host_ceiling"]) == summary["share_of_host_ceiling"]
     assert float(row["ceiling_pods_per_s"]) == api["ceiling_pods_per_s"]
+
+    # Where the time went: printed at the end, written to phases.json, shown in the report.
+    assert "Where the time went (wall time" in runner.stdout.read()
+    with open(os.path.join(run_dir, "phases.json"), encoding="utf-8") as handle:
+        phases = json.load(handle)
+    assert phases["run_id"] == bench_vars["bench_run_id"]
+    spent = phases["hosts"]["localhost"]["phases_s"]
+    ran = {"input checks", "Go and builds", "cluster start", "calibration", "scheduler deploy", "load test",
+           "fetch", "teardown", "report"}
+    assert ran <= set(spent), spent
+    assert all(seconds > 0 for seconds in spent.values()), spent
+    # Loose bounds: the playbook's own wall time, inside the runner's, and every second of it in one phase.
+    assert 0.5 * elapsed < phases["wall_s"] <= elapsed
+    assert abs(sum(spent.values()) - phases["wall_s"]) < 0.01 * phases["wall_s"]
+    assert abs(phases["hosts"]["localhost"]["outside_load_test_s"] - (phases["wall_s"] - spent["load test"])) < 0.01
+    assert "## Where the time went" in markdown
 
     workspace = bench_vars["bench_workspace"]
     assert processes_mentioning(workspace) == []

@@ -1,6 +1,7 @@
 """The report: loading run directories, aggregation, tables, CSV, charts and the playbook."""
 import csv
 import io
+import json
 import os
 import subprocess
 import sys
@@ -681,3 +682,25 @@ def test_no_calibration_table_when_no_host_measured_one(two_hosts):
     assert report.calibration_table(run) is None
     assert not any(isinstance(block, report.Heading) and block.text == "Host calibration"
                    for block in report.build_report(run).blocks)
+
+
+def test_the_report_shows_where_the_time_went_from_phases_json(two_hosts):
+    built = report.build_report(run_data.load_run(str(two_hosts)))
+    assert "Where the time went" not in render.render_markdown(built)
+
+    (two_hosts / "phases.json").write_text(json.dumps(
+        {"run_id": "r2", "wall_s": 40.0, "hosts": {
+            "a": {"phases_s": {"Go and builds": 10.0, "load test": 30.0}, "outside_load_test_s": 10.0},
+            "b": {"phases_s": {"load test": 20.0, "waiting for other hosts": 20.0}, "outside_load_test_s": 20.0}}}))
+    run = run_data.load_run(str(two_hosts))
+    table = report.phases_table(run)
+    assert table.headers == ["phase", "a", "b"]
+    assert cell(table, "Go and builds", "a") == "10.0 s  25.0 %"
+    assert cell(table, "load test", "b") == "20.0 s  50.0 %"
+    assert cell(table, "outside the load test", "b") == "20.0 s  50.0 %"
+    assert "## Where the time went (wall time 40.0 s)" in render.render_markdown(report.build_report(run))
+
+
+def test_an_unreadable_phases_json_leaves_the_table_out(two_hosts):
+    (two_hosts / "phases.json").write_text("[1, 2]")
+    assert report.phases_table(run_data.load_run(str(two_hosts))) is None
