@@ -214,3 +214,79 @@ def test_kueue_takes_no_direct_pods():
     assert rules.DIRECT_POD_SCHEDULERS == ("default", "volcano", "yunikorn", "coscheduling")
     with pytest.raises(ValueError, match="workload.pod_creation=direct is not supported by kueue"):
         direct("kueue")
+
+
+# -- scenarios: each scheduler's native form of tenants, priorities and gangs --
+
+SCENARIO = {"name": "two", "tenants": {"team-a": 1.0, "team-b": 2.0},
+            "cluster": {"nodes": 2, "node_cpu": "4", "node_memory": "8Gi", "node_pods": 10}}
+JOB = {"index": 0, "name": "g-00000", "group": "g", "tenant": "team-b", "priority": 100, "gang": True,
+       "pods_per_job": 4, "pod_millicores": 500, "pod_memory_bytes": 2 ** 30, "pod_duration": 5.0, "arrival_s": 0.0}
+LOOSE = dict(JOB, name="l-00000", tenant="team-a", priority=0, gang=False, pods_per_job=2)
+
+
+def last_pod_spec(objects):
+    api, body = objects[-1]
+    return body["spec"]["tasks"][0]["template"]["spec"] if api == "volcano" else body["spec"]["template"]["spec"]
+
+
+def test_a_scenario_job_gives_its_name_pods_size_and_duration():
+    ((api, job),) = w.workload(7, target(), work(), JOB)
+    assert api == "batch" and job["metadata"]["name"] == "g-00000"
+    assert job["spec"]["parallelism"] == job["spec"]["completions"] == 4
+    template = job["spec"]["template"]
+    assert template["spec"]["containers"][0]["resources"]["requests"] == {"cpu": "500m", "memory": "1Gi"}
+    assert template["metadata"]["annotations"][w.DURATION_ANNOTATION] == "5s"
+
+
+def test_default_takes_priority_but_no_gang_nor_tenant():
+    assert last_pod_spec(w.workload(0, target(), work(), JOB))["priorityClassName"] == "sched-bench-priority-100"
+    assert w.unsupported("default", {"gang", "fair_share", "priority"}) == ["fair_share", "gang"]
+    objects = w.cluster_objects(SCENARIO, [JOB, LOOSE], target(), {"cpu": "8", "memory": "16Gi"})
+    assert [(api, body["metadata"]["name"], body["value"]) for api, body in objects] == [
+        ("priorityclass", "sched-bench-priority-0", 0), ("priorityclass", "sched-bench-priority-100", 100)]
+    assert objects[0][1]["metadata"]["labels"][w.RUN_LABEL] == "r1"
+
+
+def test_volcano_puts_each_job_in_its_tenants_weighted_queue_and_gangs_by_min_available():
+    ((api, gang),) = w.workload(0, target("volcano"), work(), JOB)
+    ((_, loose),) = w.workload(1, target("volcano"), work(), LOOSE)
+    assert api == "volcano"
+    assert (gang["spec"]["queue"], gang["spec"]["minAvailable"], gang["spec"]["priorityClassName"]) == (
+        "sched-bench-team-b", 4, "sched-bench-priority-100")
+    assert (loose["spec"]["queue"], loose["spec"]["minAvailable"], loose["spec"]["tasks"][0]["replicas"]) == (
+        "sched-bench-team-a", 1, 2)
+    assert last_pod_spec([(api, gang)])["priorityClassName"] == "sched-bench-priority-100"
+    assert w.unsupported("volcano", {"gang", "fair_share", "priority"}) == []
+    queues = [body for api, body in w.cluster_objects(SCENARIO, [JOB], target("volcano"), {"cpu": "8", "memory": "16Gi"})
+              if api == "volcano-queue"]
+    assert [(q["metadata"]["name"], q["spec"]["weight"], q["spec"]["capability"]) for q in queues] == [
+        ("sched-bench-team-a", 1, {"cpu": "8", "memory": "16Gi"}), ("sched-bench-team-b", 2, {"cpu": "8", "memory": "16Gi"})]
+
+
+def test_volcano_direct_pods_have_the_gangs_group_in_the_tenants_queue():
+    objects = w.workload(0, target("volcano"), work(pod_creation="direct"), LOOSE)
+    group = objects[0][1]
+    assert (group["spec"]["queue"], group["spec"]["minMember"], group["spec"]["minResources"]["cpu"]) == (
+        "sched-bench-team-a", 1, "500m")
+    assert len(objects) == 3 and objects[1][1]["spec"]["priorityClassName"] == "sched-bench-priority-0"
+
+
+def test_volcano_weights_become_whole_numbers_keeping_their_ratios():
+    assert w._integer_weights({"a": 1.0, "b": 2.0}) == {"a": 1, "b": 2}
+    assert w._integer_weights({"a": 1.0, "b": 1.5}) == {"a": 100, "b": 150}
+
+
+def test_coscheduling_gangs_only_the_gang_jobs_and_kueue_yunikorn_say_what_they_lack():
+    assert w.workload(0, target("coscheduling"), work(), JOB)[0][1]["spec"]["minMember"] == 4
+    assert w.workload(0, target("coscheduling"), work(), LOOSE)[0][1]["spec"]["minMember"] == 1
+    for name in ("kueue", "yunikorn"):
+        assert "priorityClassName" not in last_pod_spec(w.workload(0, target(name), work(), JOB))
+        assert w.unsupported(name, {"gang", "priority"}) == ["gang", "priority"]
+        assert w.cluster_objects(SCENARIO, [JOB], target(name), {"cpu": "8", "memory": "16Gi"}) == []
+
+
+def test_scenario_features():
+    jobs = [JOB, LOOSE]
+    assert w.scenario_features(SCENARIO, jobs) == {"gang", "fair_share", "priority"}
+    assert w.scenario_features(dict(SCENARIO, tenants={"default": 1.0}), [LOOSE]) == set()
