@@ -331,6 +331,10 @@ def summarize(records, job_created_us, expected_pods, submit_window_s, jobs_subm
     }, rows
 
 
+# The columns of pods.csv, one row per pod (pod_rows).
+POD_FIELDS = ["job", "pod", "node", "created", "bound", "latency_ms"]
+
+
 def pod_rows(records):
     """Rows for pods.csv: job, pod, node, created, bound, latency_ms."""
     out = []

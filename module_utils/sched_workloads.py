@@ -65,6 +65,12 @@ CUSTOM_APIS = {
     "volcano-podgroup": ("scheduling.volcano.sh", "v1beta1", "podgroups"),
 }
 
+# The cluster-scoped objects of a scenario (cluster_objects): api name -> (group, version, plural).
+CLUSTER_APIS = {
+    "priorityclass": ("scheduling.k8s.io", "v1", "priorityclasses"),
+    "volcano-queue": ("scheduling.volcano.sh", "v1beta1", "queues"),
+}
+
 # Where the objects go: the scheduler under test, the test's namespace and the run's label value.
 Target = namedtuple("Target", "scheduler namespace run_label")
 
