@@ -263,6 +263,8 @@ class LoadTest:
     def wait_pods(self, deadline):
         """Wait until every expected pod is bound or done; return None or why it stopped early."""
         expected = self.pods_total("submitted")
+        # A scenario's job is bound when it holds all its pods: a preempted pod counts through its replacement.
+        needs = {job["name"]: job["pods_per_job"] for job in self.submitted} if self.scenario else {}
         last_count, last_change = -1, time.monotonic()
         self.progress.phase("wait", total=expected)
         while time.monotonic() < deadline:
@@ -271,7 +273,7 @@ class LoadTest:
             self.progress.update(count=count, pods_created=counts.created, pods_bound=counts.bound,
                                  pods_completed=counts.completed, pods_expected=expected,
                                  wait_for=self.w["wait_for"])
-            if count >= expected:
+            if count >= expected and (self.w["wait_for"] != "bound" or self.watch.jobs_held(needs) == len(needs)):
                 return None
             if not self.watch.is_alive():
                 return "lost the watch on pods: %s" % (self.watch.error or "it stopped")

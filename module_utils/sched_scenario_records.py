@@ -39,8 +39,9 @@ def job_records(jobs, job_created, pods):
 
 
 def pod_records(records):
-    """The measured pods with ``ended_us`` (evictions and deletions during the run are not read yet: None)."""
-    return [dict(record, ended_us=None) for record in records]
+    """The measured pods with ``ended_us``: their first deletion (preempted, evicted, or removed with a failed job)
+    from the audit log or the watch; None when never deleted during the run."""
+    return [dict(record, ended_us=record.get("ended_us")) for record in records]
 
 
 def _time(value):

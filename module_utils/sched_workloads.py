@@ -168,7 +168,12 @@ def _pod_template(target, work, scheduler_name=None, extra_labels=None, priority
     }
 
 
-def _batch_job(name, target, work, template, job_labels=None, suspend=False):
+# A scenario's Job does not fail when the scheduler preempts one of its pods (the pod then has the DisruptionTarget
+# condition): its controller makes a replacement, as a batch user's Job would ask.
+PREEMPTION_IS_NO_FAILURE = {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]}
+
+
+def _batch_job(name, target, work, template, job_labels=None, suspend=False, scenario=False):
     labels = _own_labels(target)
     labels.update(job_labels or {})
     spec = {
@@ -179,6 +184,8 @@ def _batch_job(name, target, work, template, job_labels=None, suspend=False):
     }
     if suspend:
         spec["suspend"] = True
+    if scenario:
+        spec["podFailurePolicy"] = copy.deepcopy(PREEMPTION_IS_NO_FAILURE)
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
@@ -295,8 +302,8 @@ def workload(index, target, work, job=None):
         return groups + _direct_pods(name, target, work, native)
     template = _scheduler_pod_template(name, target, work, native)
     if scheduler == "kueue":
-        return [("batch", _batch_job(name, target, work, template,
-                                     job_labels={"kueue.x-k8s.io/queue-name": KUEUE_LOCAL_QUEUE}, suspend=True))]
+        return [("batch", _batch_job(name, target, work, template, job_labels={"kueue.x-k8s.io/queue-name": KUEUE_LOCAL_QUEUE},
+                                     suspend=True, scenario=job is not None))]
     if scheduler == "volcano":
         return [("volcano", {
             "apiVersion": "batch.volcano.sh/v1alpha1",
@@ -309,7 +316,7 @@ def workload(index, target, work, job=None):
                 "tasks": [{"name": "task", "replicas": work["pods_per_job"], "template": template}],
             }, **_priority_field(native)),
         })]
-    return groups + [("batch", _batch_job(name, target, work, template))]
+    return groups + [("batch", _batch_job(name, target, work, template, scenario=job is not None))]
 
 
 # -- scenarios (module_utils/sched_scenarios.py): each scheduler's native form of tenants, priorities and gangs --

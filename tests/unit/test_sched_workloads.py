@@ -290,3 +290,12 @@ def test_scenario_features():
     jobs = [JOB, LOOSE]
     assert w.scenario_features(SCENARIO, jobs) == {"gang", "fair_share", "priority"}
     assert w.scenario_features(dict(SCENARIO, tenants={"default": 1.0}), [LOOSE]) == set()
+
+
+def test_a_scenarios_job_survives_the_preemption_of_a_pod_and_the_bursts_does_not_change():
+    ((_, job),) = w.workload(0, target(), work(), JOB)
+    assert job["spec"]["podFailurePolicy"] == {
+        "rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]}
+    assert job["spec"]["backoffLimit"] == 0
+    ((_, burst),) = w.workload(0, target(), work())
+    assert "podFailurePolicy" not in burst["spec"]
