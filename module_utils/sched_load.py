@@ -326,7 +326,9 @@ class LoadTest:
             "scheduler": self.p["scheduler"],
             "run_label": self.p["run_label"],
             "namespace": self.p["namespace"],
-            "workload": self.w,
+            # With a scenario, its jobs replace bench_jobs ... bench_pod_duration: they vary per job (jobs.csv).
+            "workload": dict(self.w, jobs=len(self.jobs), pods_per_job=None, pod_cpu=None, pod_memory=None,
+                             pod_duration=None) if self.scenario else self.w,
             "pods_completed": done,
             "timing_source": source,
             "complete": complete,
