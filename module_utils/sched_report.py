@@ -24,6 +24,8 @@ from ansible.module_utils.sched_report_run import (
     number_at,
     stat_of,
 )
+from ansible.module_utils.sched_report_scenario import HEADERS as SCENARIO_HEADERS
+from ansible.module_utils.sched_report_scenario import scenario_sections
 from ansible.module_utils.sched_stats import (
     ALPHA,
     CONFIDENCE,
@@ -644,6 +646,31 @@ def overview(run, previous):
     return text
 
 
+SCENARIO_NOTE = (
+    "Per scheduler, its first complete repeat (docs/scenarios.md): jobs with all their pods bound at once; creation "
+    "to all pods bound; the fairness error (time-averaged mean absolute deviation of the tenants' CPU shares from "
+    "their weighted targets, 0 is perfect) and Jain's index (1 is perfect); gangs that were ever full, the time to "
+    "it and the pod-seconds held by partial gangs; the highest priority's longest wait and the pods preempted; the "
+    "peak allocated share of the cluster's CPU. A feature the scheduler cannot express is unsupported, never "
+    "approximated; a finding is a promise of the scenario (its thresholds) the scheduler broke.")
+
+
+def scenario_blocks(section, charts):
+    """The report's blocks of one scenario (sched_report_scenario.scenario_sections); its charts go to ``charts``."""
+    name = section["scenario"]
+    blocks = [Heading(2, "Scenario %s" % name, "scenario-" + slug(name)), Paragraph(SCENARIO_NOTE)]
+    for host, rows in section["hosts"].items():
+        blocks += [Heading(3, "Host %s" % host),
+                   Table(list(SCENARIO_HEADERS), [[Cell(text, tone) for text, tone in zip(cells, tones)]
+                                                  for cells, tones in rows])]
+    for chart in section["charts"]:
+        file_name = "share-%s-%s-%s.png" % (slug(name), slug(chart["host"]), slug(chart["scheduler"]))
+        charts.append(LineChart(file_name, chart["title"], "seconds since the first job was created",
+                                "share of the allocated CPU", chart["series"]))
+        blocks.append(Image(CHARTS_DIR + "/" + file_name, chart["title"]))
+    return blocks
+
+
 def build_report(run, previous=None, gate=None):
     """Everything the report shows, as data; nothing is written. ``gate`` is a parsed sched_gate.Gate."""
     title = "Scheduler benchmark, run %s" % run.run_id
@@ -685,6 +712,9 @@ def build_report(run, previous=None, gate=None):
         if chart is not None:
             charts.append(chart)
             blocks.append(Image(CHARTS_DIR + "/" + chart.file_name, chart.title))
+
+    for section in scenario_sections(run):
+        blocks += scenario_blocks(section, charts)
 
     if previous is not None:
         blocks += [Heading(2, "Against run %s" % previous.run_id, "comparison"), comparison_table(run, previous)]
