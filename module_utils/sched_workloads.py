@@ -90,8 +90,12 @@ def validate(params):
         return "namespace must be a DNS label (lower case letters, digits, '-'), got %r" % (params["namespace"],)
     if not _LABEL_VALUE.match(params["run_label"]) or len(params["run_label"]) > 63:
         return "run_label must be a valid label value (letters, digits, '-', '_', '.'), got %r" % (params["run_label"],)
-    return (workload_problems(params["workload"])
-            or pod_creation_problems(params["workload"]["pod_creation"], [params["scheduler"]], "workload.%s")
+    work = params["workload"]
+    if params.get("scenario") and isinstance(work, dict) and "node_cpu" in work and "node_memory" in work:
+        # The scenario's pods replace the workload's; sched_scenarios checked that each of them fits its nodes.
+        work = dict(work, pod_cpu=work["node_cpu"], pod_memory=work["node_memory"])
+    return (workload_problems(work)
+            or pod_creation_problems(work["pod_creation"], [params["scheduler"]], "workload.%s")
             or [None])[0]
 
 

@@ -299,3 +299,9 @@ def test_a_scenarios_job_survives_the_preemption_of_a_pod_and_the_bursts_does_no
     assert job["spec"]["backoffLimit"] == 0
     ((_, burst),) = w.workload(0, target(), work())
     assert "podFailurePolicy" not in burst["spec"]
+
+
+def test_with_a_scenario_its_own_pods_are_what_must_fit_the_nodes():
+    small_nodes = work(node_cpu="500m", node_memory="1Gi")
+    assert "a pod must fit a fake node" in w.validate(params(workload=small_nodes))
+    assert w.validate(params(workload=small_nodes, scenario={"name": "s"})) is None
