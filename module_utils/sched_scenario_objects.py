@@ -1,29 +1,36 @@
 # -*- coding: utf-8 -*-
-"""The cluster-scoped objects of a scenario (sched_workloads.cluster_objects: PriorityClasses, Volcano queues):
-created by the load test before its jobs, deleted after them. Needs the Python kubernetes client."""
+"""The objects of a scenario besides its jobs (sched_workloads.cluster_objects: PriorityClasses, Volcano queues,
+Kueue's queues and priority classes): created by the load test before its jobs, deleted after them (the namespaced
+ones with the test's namespace). Needs the Python kubernetes client."""
 from __future__ import annotations
 
 import time
 
 from ansible.module_utils.sched_client import drain, error_text, is_status, read_json
-from ansible.module_utils.sched_workloads import CLUSTER_APIS
+from ansible.module_utils.sched_workloads import CLUSTER_APIS, SCENARIO_NAMESPACED_APIS
 
 
 def create(custom, objects, acquire):
-    """Create ``objects`` ([(api, body)]) in order; return the (api, name) of each one created. Raises on the first
-    failure, with the ones created so far in the exception's ``created``."""
+    """Create ``objects`` ([(api, body)]) in order; return the (api, name) of each cluster-scoped one created, what
+    ``delete`` removes. Raises on the first failure, with those created so far in the exception's ``created``."""
     created = []
     for api, body in objects:
-        group, version, plural = CLUSTER_APIS[api]
         acquire()
         try:
-            drain(custom.create_cluster_custom_object(group, version, plural, body, _preload_content=False))
+            if api in SCENARIO_NAMESPACED_APIS:
+                group, version, plural = SCENARIO_NAMESPACED_APIS[api]
+                drain(custom.create_namespaced_custom_object(group, version, body["metadata"]["namespace"], plural, body,
+                                                             _preload_content=False))
+            else:
+                group, version, plural = CLUSTER_APIS[api]
+                drain(custom.create_cluster_custom_object(group, version, plural, body, _preload_content=False))
         except Exception as exc:  # noqa: BLE001 - the client raises many types; reported with what was made
             error = RuntimeError("could not create %s %s: %s" % (body["kind"], body["metadata"]["name"],
                                                                  error_text(exc)))
             error.created = created
             raise error from exc
-        created.append((api, body["metadata"]["name"]))
+        if api in CLUSTER_APIS:     # the namespaced ones go with the test's namespace
+            created.append((api, body["metadata"]["name"]))
     return created
 
 

@@ -69,7 +69,11 @@ CUSTOM_APIS = {
 CLUSTER_APIS = {
     "priorityclass": ("scheduling.k8s.io", "v1", "priorityclasses"),
     "volcano-queue": ("scheduling.volcano.sh", "v1beta1", "queues"),
+    "kueue-clusterqueue": ("kueue.x-k8s.io", "v1beta1", "clusterqueues"),
+    "kueue-priorityclass": ("kueue.x-k8s.io", "v1beta1", "workloadpriorityclasses"),
 }
+# The namespaced objects of a scenario, made in the test's namespace with the cluster-scoped ones.
+SCENARIO_NAMESPACED_APIS = {"kueue-localqueue": ("kueue.x-k8s.io", "v1beta1", "localqueues")}
 
 # Where the objects go: the scheduler under test, the test's namespace and the run's label value.
 Target = namedtuple("Target", "scheduler namespace run_label")
@@ -250,7 +254,8 @@ def _scheduler_pod_template(name, target, work, native):
     scheduler = target.scheduler
     priority_class = native.priority_class
     if scheduler in ("default", "kueue"):
-        return _pod_template(target, work, priority_class=priority_class)
+        # Kueue's priority is the Job's WorkloadPriorityClass label; its pods keep the default priority.
+        return _pod_template(target, work, priority_class=priority_class if scheduler == "default" else None)
     if scheduler == "yunikorn":
         # One YuniKorn application per job.
         return _pod_template(target, work, scheduler_name="yunikorn",
@@ -306,8 +311,11 @@ def workload(index, target, work, job=None):
         return groups + _direct_pods(name, target, work, native)
     template = _scheduler_pod_template(name, target, work, native)
     if scheduler == "kueue":
-        return [("batch", _batch_job(name, target, work, template, job_labels={"kueue.x-k8s.io/queue-name": KUEUE_LOCAL_QUEUE},
-                                     suspend=True, scenario=job is not None))]
+        labels = {"kueue.x-k8s.io/queue-name": native.queue if job else KUEUE_LOCAL_QUEUE}
+        if native.priority_class:
+            labels["kueue.x-k8s.io/priority-class"] = native.priority_class
+        return [("batch", _batch_job(name, target, work, template, job_labels=labels, suspend=True,
+                                     scenario=job is not None))]
     if scheduler == "volcano":
         return [("volcano", {
             "apiVersion": "batch.volcano.sh/v1alpha1",
@@ -328,14 +336,18 @@ def workload(index, target, work, job=None):
 # What each scheduler expresses natively of a scenario's features (sched_scenarios.THRESHOLDS' second items), as
 # this toolkit builds it: the default scheduler a PriorityClass (it preempts) but no gangs and no queues; Volcano a
 # Queue per tenant with its weight, minAvailable and a PriorityClass; coscheduling a PodGroup per job and a
-# PriorityClass (kube-scheduler's preemption). Kueue and YuniKorn: nothing yet, their jobs go to their one queue.
+# PriorityClass (kube-scheduler's preemption); Kueue a ClusterQueue per tenant in one cohort with a nominal quota by
+# weight, a LocalQueue for it and a WorkloadPriorityClass (it admits whole Jobs by quota, but without
+# waitForPodsReady it does not place them all or nothing: no gang). YuniKorn: nothing yet, its one queue.
 NATIVE_FEATURES = {
     "default": ("priority",),
     "volcano": ("gang", "fair_share", "priority"),
     "coscheduling": ("gang", "priority"),
-    "kueue": (),
+    "kueue": ("fair_share", "priority"),
     "yunikorn": (),
 }
+KUEUE_COHORT = "sched-bench"
+KUEUE_FLAVOR = "default"
 PRIORITY_CLASS_PREFIX = "sched-bench-priority-"
 VOLCANO_TENANT_QUEUE_PREFIX = "sched-bench-"
 
@@ -366,7 +378,8 @@ def priority_class_name(value):
 
 
 def volcano_queue_name(tenant):
-    """A tenant's Volcano queue (prefixed: Volcano has a queue named default of its own)."""
+    """A tenant's queue: Volcano's Queue, Kueue's ClusterQueue and LocalQueue (prefixed: Volcano has a queue named
+    default of its own)."""
     return VOLCANO_TENANT_QUEUE_PREFIX + tenant
 
 
@@ -382,8 +395,9 @@ def scenario_native(job, scheduler, work):
     if job is None:
         return Native(None, VOLCANO_QUEUE, work["pods_per_job"])
     features = NATIVE_FEATURES[scheduler]
+    one_queue = KUEUE_LOCAL_QUEUE if scheduler == "kueue" else VOLCANO_QUEUE
     return Native(priority_class_name(job["priority"]) if "priority" in features else None,
-                  volcano_queue_name(job["tenant"]) if "fair_share" in features else VOLCANO_QUEUE,
+                  volcano_queue_name(job["tenant"]) if "fair_share" in features else one_queue,
                   job["pods_per_job"] if job["gang"] else 1)
 
 
@@ -401,15 +415,49 @@ def _integer_weights(tenants):
     return {name: max(1, int(round(weight * 100 / smallest))) for name, weight in tenants.items()}
 
 
+def _kueue_objects(scenario, jobs, target, capability, labels):
+    """Kueue's form: a WorkloadPriorityClass per priority value, and per tenant a ClusterQueue in one cohort whose
+    nominal quota is its weight's part of ``capability`` (it may borrow the rest from the cohort; a queue reclaims
+    its own quota from borrowers, and within a queue a higher priority preempts a lower one) and a LocalQueue."""
+    out = [("kueue-priorityclass", {
+        "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "WorkloadPriorityClass",
+        "metadata": {"name": priority_class_name(value), "labels": dict(labels)}, "value": value,
+        "description": "sched-bench scenario %s" % scenario["name"],
+    }) for value in sorted({job["priority"] for job in jobs})]
+    total = sum(scenario["tenants"].values())
+    for tenant, weight in sorted(scenario["tenants"].items()):
+        name = volcano_queue_name(tenant)
+        out.append(("kueue-clusterqueue", {
+            "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue",
+            "metadata": {"name": name, "labels": dict(labels)},
+            "spec": {
+                "cohort": KUEUE_COHORT, "namespaceSelector": {},
+                "preemption": {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"},
+                "resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": [{"name": KUEUE_FLAVOR, "resources": [
+                    {"name": "cpu", "nominalQuota": format_cpu(millicores(capability["cpu"]) * weight / total)},
+                    {"name": "memory", "nominalQuota": format_memory(size_bytes(capability["memory"]) * weight / total)},
+                ]}]}],
+            },
+        }))
+        out.append(("kueue-localqueue", {
+            "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "LocalQueue",
+            "metadata": {"name": name, "namespace": target.namespace, "labels": dict(labels)},
+            "spec": {"clusterQueue": name},
+        }))
+    return out
+
+
 def cluster_objects(scenario, jobs, target, capability):
     """The cluster-scoped objects of a scenario for the scheduler under test, created before its jobs and deleted
     after them: a PriorityClass per priority value where the scheduler takes priorities, and for Volcano a Queue
     per tenant with its weight (reclaimable, so that a queue over its share gives back to the others) and the
-    queues' ``capability`` ({cpu, memory}, bench_queue_quota). Returns ``[(api, body)]``; api is
-    ``priorityclass`` or ``volcano-queue``."""
+    queues' ``capability`` ({cpu, memory}, bench_queue_quota); for Kueue, _kueue_objects. Returns
+    ``[(api, body)]``; api is a key of CLUSTER_APIS or SCENARIO_NAMESPACED_APIS."""
     features = NATIVE_FEATURES[target.scheduler]
     out = []
     labels = dict(_own_labels(target), **{ROLE_LABEL: "scenario"})
+    if target.scheduler == "kueue":
+        return _kueue_objects(scenario, jobs, target, capability, labels)
     if "priority" in features:
         for value in sorted({job["priority"] for job in jobs}):
             out.append(("priorityclass", {

@@ -277,13 +277,12 @@ def test_volcano_weights_become_whole_numbers_keeping_their_ratios():
     assert w._integer_weights({"a": 1.0, "b": 1.5}) == {"a": 100, "b": 150}
 
 
-def test_coscheduling_gangs_only_the_gang_jobs_and_kueue_yunikorn_say_what_they_lack():
+def test_coscheduling_gangs_only_the_gang_jobs_and_yunikorn_says_what_it_lacks():
     assert w.workload(0, target("coscheduling"), work(), JOB)[0][1]["spec"]["minMember"] == 4
     assert w.workload(0, target("coscheduling"), work(), LOOSE)[0][1]["spec"]["minMember"] == 1
-    for name in ("kueue", "yunikorn"):
-        assert "priorityClassName" not in last_pod_spec(w.workload(0, target(name), work(), JOB))
-        assert w.unsupported(name, {"gang", "priority"}) == ["gang", "priority"]
-        assert w.cluster_objects(SCENARIO, [JOB], target(name), {"cpu": "8", "memory": "16Gi"}) == []
+    assert "priorityClassName" not in last_pod_spec(w.workload(0, target("yunikorn"), work(), JOB))
+    assert w.unsupported("yunikorn", {"gang", "priority"}) == ["gang", "priority"]
+    assert w.cluster_objects(SCENARIO, [JOB], target("yunikorn"), {"cpu": "8", "memory": "16Gi"}) == []
 
 
 def test_scenario_features():
@@ -305,3 +304,26 @@ def test_with_a_scenario_its_own_pods_are_what_must_fit_the_nodes():
     small_nodes = work(node_cpu="500m", node_memory="1Gi")
     assert "a pod must fit a fake node" in w.validate(params(workload=small_nodes))
     assert w.validate(params(workload=small_nodes, scenario={"name": "s"})) is None
+
+
+def test_kueue_gives_each_tenant_a_cohort_queue_with_its_weights_part_and_a_priority_class():
+    ((_, job),) = w.workload(0, target("kueue"), work(), JOB)
+    assert job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "sched-bench-team-b"
+    assert job["metadata"]["labels"]["kueue.x-k8s.io/priority-class"] == "sched-bench-priority-100"
+    assert job["spec"]["suspend"] is True and "priorityClassName" not in job["spec"]["template"]["spec"]
+    ((_, burst),) = w.workload(0, target("kueue"), work())
+    assert burst["metadata"]["labels"] == {"sched-bench.io/role": "load", "sched-bench.io/run": "r1",
+                                           "kueue.x-k8s.io/queue-name": "default-local-queue"}
+    assert w.unsupported("kueue", {"gang", "fair_share", "priority"}) == ["gang"]
+    objects = w.cluster_objects(SCENARIO, [JOB, LOOSE], target("kueue"), {"cpu": "9", "memory": "3Gi"})
+    assert [(api, body["metadata"]["name"]) for api, body in objects] == [
+        ("kueue-priorityclass", "sched-bench-priority-0"), ("kueue-priorityclass", "sched-bench-priority-100"),
+        ("kueue-clusterqueue", "sched-bench-team-a"), ("kueue-localqueue", "sched-bench-team-a"),
+        ("kueue-clusterqueue", "sched-bench-team-b"), ("kueue-localqueue", "sched-bench-team-b")]
+    quotas = {body["metadata"]["name"]: body["spec"]["resourceGroups"][0]["flavors"][0]["resources"]
+              for api, body in objects if api == "kueue-clusterqueue"}
+    assert quotas == {"sched-bench-team-a": [{"name": "cpu", "nominalQuota": "3"}, {"name": "memory", "nominalQuota": "1Gi"}],
+                      "sched-bench-team-b": [{"name": "cpu", "nominalQuota": "6"}, {"name": "memory", "nominalQuota": "2Gi"}]}
+    assert {body["spec"]["cohort"] for api, body in objects if api == "kueue-clusterqueue"} == {"sched-bench"}
+    local = dict(objects)["kueue-localqueue"]
+    assert (local["metadata"]["namespace"], local["spec"]["clusterQueue"]) == ("sched-bench", "sched-bench-team-b")
