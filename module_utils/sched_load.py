@@ -198,7 +198,7 @@ class LoadTest:
                 return "%s: %s" % (workloads.job_name(index), error_text(exc))
 
         self.submit_start = time.monotonic()
-        self.progress.phase("submit", total=self.w["jobs"])
+        self.progress.phase("submit", total=self.jobs_total())
         if self.scenario:
             self.submit_scenario(pool)
             self.submit_end = time.monotonic()
@@ -239,7 +239,6 @@ class LoadTest:
                 return job, "%s: %s" % (job["name"], error_text(exc))
 
         start = time.monotonic()
-        self.progress.phase("submit", total=len(self.jobs))
         futures = []
 
         def note():
