@@ -14,6 +14,7 @@ import re
 from collections import namedtuple
 
 try:
+    from ansible.module_utils.sched_scenarios import expand
     from ansible.module_utils.sched_rules import (
         DIRECT,
         SCHEDULERS,
@@ -25,6 +26,7 @@ try:
         workload_problems,
     )
 except ImportError:  # imported from the project's own tools and tests, outside Ansible
+    from sched_scenarios import expand
     from sched_rules import (
         DIRECT,
         SCHEDULERS,
@@ -95,9 +97,10 @@ def validate(params):
     if not _LABEL_VALUE.match(params["run_label"]) or len(params["run_label"]) > 63:
         return "run_label must be a valid label value (letters, digits, '-', '_', '.'), got %r" % (params["run_label"],)
     work = params["workload"]
-    if params.get("scenario") and isinstance(work, dict) and "node_cpu" in work and "node_memory" in work:
-        # The scenario's pods replace the workload's; sched_scenarios checked that each of them fits its nodes.
-        work = dict(work, pod_cpu=work["node_cpu"], pod_memory=work["node_memory"])
+    if params.get("scenario") and isinstance(work, dict):
+        # The scenario's jobs replace the workload's: its biggest must fit the nodes and the queues.
+        work = job_work(max(expand(params["scenario"]), key=lambda job: job["pods_per_job"] * job["pod_millicores"]),
+                        dict(work, **params["scenario"]["cluster"]))
     return (workload_problems(work)
             or pod_creation_problems(work["pod_creation"], [params["scheduler"]], "workload.%s")
             or [None])[0]

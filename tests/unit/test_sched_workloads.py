@@ -1,6 +1,7 @@
 """Option checks and object builders of the load test."""
 import pytest
 import sched_rules as rules
+import sched_scenarios
 import sched_workloads as w
 
 WORK = dict(nodes=3, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=2, pods_per_job=3, pod_cpu="1",
@@ -300,10 +301,15 @@ def test_a_scenarios_job_survives_the_preemption_of_a_pod_and_the_bursts_does_no
     assert "podFailurePolicy" not in burst["spec"]
 
 
-def test_with_a_scenario_its_own_pods_are_what_must_fit_the_nodes():
+def test_with_a_scenario_its_biggest_job_is_what_must_fit_the_nodes_and_the_queues():
+    scenario, problems = sched_scenarios.load("gang")    # 16 nodes of 16 CPU, gangs of up to 16 pods of 2 CPU
+    assert problems == []
     small_nodes = work(node_cpu="500m", node_memory="1Gi")
     assert "a pod must fit a fake node" in w.validate(params(workload=small_nodes))
-    assert w.validate(params(workload=small_nodes, scenario={"name": "s"})) is None
+    assert w.validate(params(workload=small_nodes, scenario=scenario)) is None
+    assert w.validate(params(scheduler="volcano", workload=work(queue_quota={"cpu": "31", "memory": "1Ti"}),
+                             scenario=scenario)).startswith("workload.queue_quota={'cpu': '31', 'memory': '1Ti'} is not "
+                                                            "allowed: the queues would hold 31 CPU")
 
 
 def test_kueue_gives_each_tenant_a_cohort_queue_with_its_weights_part_and_a_priority_class():
