@@ -14,7 +14,6 @@ import re
 from collections import namedtuple
 
 try:
-    from ansible.module_utils.sched_scenarios import expand
     from ansible.module_utils.sched_rules import (
         DIRECT,
         SCHEDULERS,
@@ -25,8 +24,8 @@ try:
         size_bytes,
         workload_problems,
     )
+    from ansible.module_utils.sched_scenarios import expand
 except ImportError:  # imported from the project's own tools and tests, outside Ansible
-    from sched_scenarios import expand
     from sched_rules import (
         DIRECT,
         SCHEDULERS,
@@ -37,6 +36,7 @@ except ImportError:  # imported from the project's own tools and tests, outside 
         size_bytes,
         workload_problems,
     )
+    from sched_scenarios import expand
 
 # Our own label and annotation keys.
 RUN_LABEL = "sched-bench.io/run"
