@@ -40,7 +40,8 @@ def row(name, summary):
     findings = summary.get("findings") or []
 
     def unless(feature, text):
-        return "unsupported" if feature in unsupported else text
+        """A feature the scheduler cannot express: said so, beside what was measured anyway."""
+        return "unsupported: %s" % text if feature in unsupported else text
 
     cells = [
         name,
@@ -94,6 +95,5 @@ def scenario_sections(run):
             if fair and fair.get("series"):
                 section["charts"].append({
                     "host": host.name, "scheduler": name, "series": share_series(fair),
-                    "title": "%s on %s, scenario %s: each tenant's share of the allocated CPU and its target" % (
-                        name, host.name, scenario)})
+                    "title": "%s on %s, %s: tenants' CPU share and target" % (name, host.name, scenario)})
     return list(sections.values())

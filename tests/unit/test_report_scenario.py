@@ -32,7 +32,8 @@ def test_a_scenario_gets_a_section_with_a_row_per_scheduler_and_a_share_chart(tm
     table = next(block for block in built.blocks[start:] if isinstance(block, report.Table))
     rows = {row[0].text: [cell.text for cell in row] for row in table.rows}
     assert set(rows) == {"default", "volcano"}
-    assert rows["default"][1:] == ["4 / 4", "1200.0 / 3000.0", "unsupported", "unsupported", "n/a", "0.875",
+    assert rows["default"][1:] == ["4 / 4", "1200.0 / 3000.0", "unsupported: 0.250 (0.800)",
+                                   "unsupported: 2/2; 1500.0; 3.0", "n/a", "0.875",
                                    "fair_share, gang", "none"]
     assert rows["volcano"][1:] == ["3 / 4", "1200.0 / 3000.0", "0.250 (0.800)", "2/2; 1500.0; 3.0", "n/a", "0.875",
                                    "none", "the fairness error 0.250 is above fairness_error=0.1"]
