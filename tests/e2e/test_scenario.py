@@ -1,7 +1,8 @@
 """bench_scenario (issue 13) on the default scheduler and Volcano: a tiny scenario with two weighted tenants, gang
 jobs and a high-priority job arriving later, run from a file the test writes. Every job is bound; jobs.csv, the
 tenant and priority of each pod, the scenario's metrics and what each scheduler cannot express are in the results;
-the audit log shows each scheduler's native objects (PriorityClasses, Volcano's tenant queues)."""
+the audit log shows each scheduler's native objects (PriorityClasses, Volcano's tenant queues; Kueue's ClusterQueues
+in a cohort, LocalQueues and WorkloadPriorityClasses)."""
 import csv
 import gzip
 import json
@@ -49,7 +50,8 @@ def cluster_creations(audit_gz):
             event = json.loads(line)
             ref = event.get("objectRef") or {}
             if (event.get("verb") == "create" and event.get("stage") == "ResponseComplete"
-                    and ref.get("resource") in ("priorityclasses", "queues")
+                    and ref.get("resource") in ("priorityclasses", "queues", "clusterqueues", "localqueues",
+                                                "workloadpriorityclasses")
                     and event["responseStatus"].get("code", 0) < 300 and ref.get("name", "").startswith("sched-bench-")):
                 found.add((ref["resource"], ref["name"]))
     return found
@@ -131,3 +133,34 @@ def test_a_scenario_runs_in_each_schedulers_native_form(tmp_path, bench_vars):
         report = handle.read()
     assert "## Scenario contend" in report
     assert "share-contend-localhost-volcano.png" in report
+
+
+def test_kueue_admits_a_scenarios_tenants_from_their_cohort_queues(tmp_path, bench_vars):
+    """Kueue: a ClusterQueue per tenant in one cohort (nominal quota by weight), its LocalQueue, and a
+    WorkloadPriorityClass per priority; gangs are unsupported. Every job is admitted and bound."""
+    scenario = tmp_path / "contend.yml"
+    scenario.write_text(SCENARIO)
+    extravars = dict(bench_vars, bench_schedulers=["kueue"], bench_scenario=str(scenario), bench_timeout=180,
+                     bench_fetch_audit_log=True, **mirror_vars())
+    runner = run_playbook(tmp_path, "bench.yml", extravars, label="kueue")
+    assert runner.rc == 0, failure_text(runner)
+    out = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost", "kueue")
+    with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
+        summary = json.load(handle)
+    assert summary["complete"] is True, summary.get("reason")
+    assert summary["unsupported"] == ["gang"]
+    metrics = summary["scenario_metrics"]
+    assert metrics["breakdown"]["jobs"] == metrics["breakdown"]["jobs_all_bound"] == len(JOBS)
+    assert metrics["priority"]["high_priority_unbound_jobs"] == []
+    assert 0 <= metrics["fair_share"]["fairness_error"] <= 1
+    jobs = read_csv(os.path.join(out, "jobs.csv"))
+    assert {row["job"]: (row["tenant"], row["priority"], row["gang"], int(row["pods"])) for row in jobs} == JOBS
+    assert cluster_creations(os.path.join(out, "audit.log.gz")) == {
+        ("workloadpriorityclasses", "sched-bench-priority-0"), ("workloadpriorityclasses", "sched-bench-priority-1000"),
+        ("clusterqueues", "sched-bench-team-a"), ("clusterqueues", "sched-bench-team-b"),
+        ("localqueues", "sched-bench-team-a"), ("localqueues", "sched-bench-team-b")}
+    print("kueue scenario: makespan %.2f s, fairness error %.3f (Jain %.3f), high priority wait max %s ms, %d pods "
+          "preempted, findings %s" % (summary["makespan_s"], metrics["fair_share"]["fairness_error"],
+                                      metrics["fair_share"]["jain_index"],
+                                      metrics["priority"]["high_priority_wait_ms"]["max"],
+                                      metrics["priority"]["pods_preempted"], summary["findings"]))
