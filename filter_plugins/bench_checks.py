@@ -32,6 +32,8 @@ from sched_rules import (  # noqa: E402 - module_utils is not a package here
     problems,
     queue_quota,
 )
+from sched_scenarios import BURST, load  # noqa: E402 - module_utils is not a package here
+from sched_scenarios import problems_of as scenario_problems  # noqa: E402 - module_utils is not a package here
 from sched_stats import ALPHA, smallest_p  # noqa: E402 - module_utils is not a package here
 from version_matrix import PIN_PATTERNS, VERSION_SETS  # noqa: E402 - importable once sys.path has filter_plugins
 
@@ -41,7 +43,7 @@ MODULE_PATTERN = re.compile(r"^[A-Za-z0-9._~/*?\[\]-]+$")
 PROJECT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # What bench_problems checks besides the rules table (module_utils/sched_rules.py).
-OTHER_CHECKED = ("schedulers", "run_id", "port_range_start", "port_range_end", "scheduler_gogc",
+OTHER_CHECKED = ("scenario", "schedulers", "run_id", "port_range_start", "port_range_end", "scheduler_gogc",
                  "scheduler_gomemlimit", "listen_address", "allow_remote_access", "version_pins", "gate",
                  "report_compare_to", "results_dir")
 GROUPS = {"checked": tuple(RULES) + OTHER_CHECKED, "workload": WORKLOAD}
@@ -66,6 +68,7 @@ def _number(value):
 def _problems(v):
     yield from problems({name[len("bench_"):]: value for name, value in v.items() if name.startswith("bench_")},
                         "bench_%s")
+    yield from scenario_problems(v.get("bench_scenario", BURST))
     schedulers = v.get("bench_schedulers")
     if isinstance(schedulers, str) or not isinstance(schedulers, (list, tuple)) or not schedulers:
         yield "bench_schedulers=%r is not allowed: use a non-empty list of %s" % (schedulers, ", ".join(SCHEDULERS))
@@ -106,6 +109,16 @@ def _problems(v):
     yield from compare_to_problems(v.get("bench_report_compare_to"), v.get("bench_results_dir"))
     yield from gate_problems(v.get("bench_gate"), v.get("bench_report_compare_to"), v.get("bench_repeats"),
                              v.get("bench_schedulers"))
+
+
+def scenario_of(spec):
+    """The checked scenario (sched_scenarios.load) that ``spec`` names, or None for burst (the bench_* workload)."""
+    if spec == BURST:
+        return None
+    scenario, problems = load(spec)
+    if problems:
+        raise ValueError(problems[0])
+    return scenario
 
 
 def compare_to_problems(value, results_dir=None, name="bench_report_compare_to"):
@@ -311,4 +324,5 @@ class FilterModule:
                 "goproxy_file_paths": goproxy_file_paths, "module_patterns_problem": module_patterns_problem,
                 "results_dir_problem": results_dir_problem, "version_pin_problems": version_pin_problems,
                 "gate_problems": gate_problems, "compare_to_problems": compare_to_problems,
-                "unknown_knobs_of_hosts": unknown_knobs_of_hosts, "queue_quota": queue_quota}
+                "unknown_knobs_of_hosts": unknown_knobs_of_hosts, "queue_quota": queue_quota,
+                "scenario_of": scenario_of}

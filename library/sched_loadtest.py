@@ -82,6 +82,16 @@ options:
       submit_concurrency: {description: Parallel requests while creating nodes and jobs., type: int, required: true}
       client_qps: {description: Client-side rate limit (requests a second)., type: float, required: true}
       client_burst: {description: Client-side burst for the rate limit., type: int, required: true}
+  scenario:
+    description:
+      - A scenario as C(sched_scenarios.load) returns it (the bench role's C(bench_scenario), loaded on the controller);
+        omitted for the burst of O(workload).
+      - Its C(cluster) gives the fake nodes (over O(workload)'s), its jobs (C(sched_scenarios.expand)) replace
+        O(workload)'s jobs and pods, each submitted at its arrival offset (open loop) in the scheduler's native form
+        (C(sched_workloads.workload)); the scenario's PriorityClasses and Volcano queues are created before the jobs
+        and deleted in the clean-up. Adds C(jobs.csv) and, in the summary, C(scenario), C(scenario_metrics),
+        C(unsupported) and C(findings).
+    type: dict
   audit_log:
     description: Path of the API server's audit log on this host (rotated backups beside it are read too).
     type: path
@@ -205,6 +215,7 @@ ARGUMENT_SPEC = dict(
     run_label=dict(type="str", default=""),
     node_name_prefix=dict(type="str", default="kwok-node-"),
     workload=dict(type="dict", required=True, options=rules.workload_options()),
+    scenario=dict(type="dict"),
     audit_log=dict(type="path"),
     output_dir=dict(type="path", required=True),
     cleanup=dict(type="bool", default=True),
@@ -228,7 +239,7 @@ def main():
         module.fail_json(msg=missing_required_lib("kubernetes"), exception=KUBERNETES_IMPORT_ERROR)
 
     work = params["workload"]
-    note = capacity.capacity_note(work)
+    note = None if params["scenario"] else capacity.capacity_note(work)
     try:
         test = LoadTest(params)
     except Exception as exc:  # noqa: BLE001 - a kubeconfig the client cannot use
@@ -240,9 +251,9 @@ def main():
                 "server_version": version,
                 "namespace": params["namespace"],
                 "namespace_exists": test.namespace_exists(),
-                "fake_nodes": work["nodes"],
-                "jobs": work["jobs"],
-                "pods": work["jobs"] * work["pods_per_job"],
+                "fake_nodes": test.w["nodes"],
+                "jobs": test.jobs_total(),
+                "pods": test.pods_total(),
                 "scheduler": params["scheduler"],
                 "output_dir": params["output_dir"],
                 "note": note,

@@ -167,6 +167,7 @@ class PodWatch(threading.Thread):
         self.node = {}
         self.job = {}
         self.done = {}
+        self.ended = {}           # deleted (or being deleted) before it finished: preempted, evicted
         self.stopping = threading.Event()
         self.error = None
         self.response = None
@@ -184,7 +185,17 @@ class PodWatch(threading.Thread):
             except Exception:  # noqa: BLE001 - closing a socket that is going away
                 pass
 
-    def _note(self, pod):
+    def jobs_held(self, needs):
+        """How many jobs of ``needs`` (job name -> pods) hold that many bound pods that were not deleted before they
+        finished (a preempted pod counts through its replacement)."""
+        held = {}
+        with self.lock:
+            for name in self.bound:
+                if name not in self.ended:
+                    held[self.job.get(name, "")] = held.get(self.job.get(name, ""), 0) + 1
+        return sum(1 for job, pods in needs.items() if held.get(job, 0) >= pods)
+
+    def _note(self, pod, deleted=False):
         meta = pod.get("metadata") or {}
         name = meta.get("name")
         if not name:
@@ -201,6 +212,8 @@ class PodWatch(threading.Thread):
                 self.node[name] = spec["nodeName"]
             if phase in ("Succeeded", "Failed") and name not in self.done:
                 self.done[name] = now
+            if (deleted or meta.get("deletionTimestamp")) and name not in self.done and name not in self.ended:
+                self.ended[name] = now
 
     def _list(self):
         pages = list_pages(self.core.list_namespaced_pod, self.namespace, _request_timeout=30)
@@ -239,8 +252,8 @@ class PodWatch(threading.Thread):
                                 version = None
                             raise RuntimeError(obj.get("message", "watch error"))
                         version = (obj.get("metadata") or {}).get("resourceVersion", version)
-                        if kind in ("ADDED", "MODIFIED"):
-                            self._note(obj)
+                        if kind in ("ADDED", "MODIFIED", "DELETED"):
+                            self._note(obj, deleted=kind == "DELETED")
                 failures = 0
             except Exception as exc:  # noqa: BLE001 - any failure: retry, then give up
                 if self.stopping.is_set():
@@ -264,6 +277,7 @@ class PodWatch(threading.Thread):
                 "node": self.node.get(name, ""),
                 "created_us": created,
                 "bound_us": self.bound.get(name),
+                "ended_us": self.ended.get(name),
             } for name, created in self.created.items()]
         rows.sort(key=lambda row: (row["created_us"], row["pod"]))
         return rows

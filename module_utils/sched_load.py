@@ -17,6 +17,8 @@ from ansible.module_utils import sched_calibration as calibration
 from ansible.module_utils import sched_capacity as capacity
 from ansible.module_utils import sched_cost as cost
 from ansible.module_utils import sched_metrics as metrics
+from ansible.module_utils import sched_scenario_objects as scenario_objects
+from ansible.module_utils import sched_scenario_records as scenario_records
 from ansible.module_utils import sched_workloads as workloads
 from ansible.module_utils.sched_client import (
     PodWatch,
@@ -32,9 +34,10 @@ from ansible.module_utils.sched_client import (
     read_json,
 )
 from ansible.module_utils.sched_progress import ProgressFile
+from ansible.module_utils.sched_rules import queue_quota
+from ansible.module_utils.sched_scenarios import expand
 from kubernetes import client as k8s_client
 
-POD_FIELDS = ["job", "pod", "node", "created", "bound", "latency_ms"]
 TIMELINE_FIELDS = ["second", "created", "created_total", "bound", "bound_total", "backlog"]
 
 
@@ -45,7 +48,12 @@ class LoadTestError(Exception):
 class LoadTest:
     def __init__(self, params):
         self.p = params
-        self.w = params["workload"]
+        # A scenario (sched_scenarios.load) gives the fake nodes and the jobs; the other workload values stay.
+        self.scenario = params.get("scenario")
+        self.w = dict(params["workload"], **self.scenario["cluster"]) if self.scenario else params["workload"]
+        self.jobs = expand(self.scenario) if self.scenario else None
+        self.submitted = []         # the scenario's jobs that were created
+        self.cluster_created = []   # (api, name) of the scenario's cluster-scoped objects
         self.target = workloads.Target(params["scheduler"], params["namespace"], params["run_label"])
         self.client = api_client(params["kubeconfig"], params["context"], self.w["submit_concurrency"] + 2)
         self.apis = apis(self.client)
@@ -62,6 +70,15 @@ class LoadTest:
         self.cost_start = {}
         self.phases = {}
         self.progress = ProgressFile(params.get("progress_file"))
+
+    def jobs_total(self):
+        return len(self.jobs) if self.scenario else self.w["jobs"]
+
+    def pods_total(self, jobs=None):
+        """Pods of all the jobs, or of the jobs submitted with ``jobs="submitted"``."""
+        if not self.scenario:
+            return (self.jobs_submitted if jobs == "submitted" else self.w["jobs"]) * self.w["pods_per_job"]
+        return sum(job["pods_per_job"] for job in (self.submitted if jobs == "submitted" else self.jobs))
 
     # -- cluster checks --------------------------------------------------
     def probe(self):
@@ -181,7 +198,11 @@ class LoadTest:
                 return "%s: %s" % (workloads.job_name(index), error_text(exc))
 
         self.submit_start = time.monotonic()
-        self.progress.phase("submit", total=self.w["jobs"])
+        self.progress.phase("submit", total=self.jobs_total())
+        if self.scenario:
+            self.submit_scenario(pool)
+            self.submit_end = time.monotonic()
+            return
         for error in pool.map(create, range(self.w["jobs"])):
             if error is None:
                 self.jobs_submitted += 1
@@ -191,9 +212,58 @@ class LoadTest:
                                  jobs_failed=len(self.submit_errors))
         self.submit_end = time.monotonic()
 
+    # -- a scenario's load -----------------------------------------------
+    def create_scenario_objects(self, deadline):
+        """The scenario's PriorityClasses and Volcano queues (sched_workloads.cluster_objects), before its jobs."""
+        capability = queue_quota(self.w["queue_quota"], self.w)
+        objects = workloads.cluster_objects(self.scenario, self.jobs, self.target, capability)
+        try:
+            self.cluster_created = scenario_objects.create(self.custom, objects, self.limiter.acquire)
+        except RuntimeError as exc:
+            self.cluster_created = getattr(exc, "created", [])
+            raise LoadTestError(str(exc)) from exc
+        problem = scenario_objects.wait_open(self.custom, self.cluster_created, deadline)
+        if problem:
+            raise LoadTestError(problem)
+
+    def submit_scenario(self, pool):
+        """Open loop: each job is handed to the pool at its arrival offset from now, whatever the earlier ones."""
+        namespace = self.p["namespace"]
+
+        def create(job):
+            try:
+                create_workload(self.apis, namespace, workloads.workload(job["index"], self.target, self.w, job),
+                                self.limiter.acquire)
+                return job, None
+            except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
+                return job, "%s: %s" % (job["name"], error_text(exc))
+
+        start = time.monotonic()
+        futures = []
+
+        def note():
+            done = [future.result() for future in futures if future.done()]
+            self.progress.update(count=len(done), jobs_failed=sum(1 for _, error in done if error))
+
+        for job in self.jobs:
+            while time.monotonic() < start + job["arrival_s"]:
+                note()
+                time.sleep(min(1.0, max(0.0, start + job["arrival_s"] - time.monotonic())))
+            futures.append(pool.submit(create, job))
+        for future in futures:
+            job, error = future.result()
+            if error is None:
+                self.jobs_submitted += 1
+                self.submitted.append(job)
+            else:
+                self.submit_errors.append(error)
+        note()
+
     def wait_pods(self, deadline):
         """Wait until every expected pod is bound or done; return None or why it stopped early."""
-        expected = self.jobs_submitted * self.w["pods_per_job"]
+        expected = self.pods_total("submitted")
+        # A scenario's job is bound when it holds all its pods: a preempted pod counts through its replacement.
+        needs = {job["name"]: job["pods_per_job"] for job in self.submitted} if self.scenario else {}
         last_count, last_change = -1, time.monotonic()
         self.progress.phase("wait", total=expected)
         while time.monotonic() < deadline:
@@ -202,7 +272,7 @@ class LoadTest:
             self.progress.update(count=count, pods_created=counts.created, pods_bound=counts.bound,
                                  pods_completed=counts.completed, pods_expected=expected,
                                  wait_for=self.w["wait_for"])
-            if count >= expected:
+            if count >= expected and (self.w["wait_for"] != "bound" or self.watch.jobs_held(needs) == len(needs)):
                 return None
             if not self.watch.is_alive():
                 return "lost the watch on pods: %s" % (self.watch.error or "it stopped")
@@ -237,9 +307,9 @@ class LoadTest:
                     if len(times.pod_created) >= wanted and len(times.pod_bound) >= self._bound_seen():
                         break
                     time.sleep(0.5)
-                return times.records(), list(times.job_created.values()), "audit"
+                return times.records(), times.job_created, "audit"
         records = self.watch.records() if self.watch else []
-        return records, [], "watch"
+        return records, {}, "watch"
 
     def _bound_seen(self):
         return self.watch.counts().bound if self.watch else 0
@@ -248,14 +318,16 @@ class LoadTest:
         analysis_start = time.monotonic()
         records, job_times, source = self.measure()
         window = (self.submit_end - self.submit_start) if self.submit_end and self.submit_start else None
-        summary, timeline = metrics.summarize(
-            records, job_times, self.w["jobs"] * self.w["pods_per_job"], window, self.jobs_submitted)
+        summary, timeline = metrics.summarize(records, list(job_times.values()), self.pods_total(), window,
+                                              self.jobs_submitted)
         done = self.watch.counts().completed if self.watch else 0
         summary.update({
             "scheduler": self.p["scheduler"],
             "run_label": self.p["run_label"],
             "namespace": self.p["namespace"],
-            "workload": self.w,
+            # With a scenario, its jobs replace bench_jobs ... bench_pod_duration: they vary per job (jobs.csv).
+            "workload": dict(self.w, jobs=len(self.jobs), pods_per_job=None, pod_cpu=None, pod_memory=None,
+                             pod_duration=None) if self.scenario else self.w,
             "pods_completed": done,
             "timing_source": source,
             "complete": complete,
@@ -266,7 +338,13 @@ class LoadTest:
             "phases_s": self.phases,
             "finished_at": metrics.format_time_us(int(time.time() * 1_000_000)),
         })
-        summary.update(capacity.capacity_summary(self.w, self.p["scheduler"], summary["makespan_s"]))
+        if self.scenario:
+            # The makespan bound assumes one size of job arriving at once: a scenario has its own measures.
+            summary.update(capacity=capacity.capacity(self.w, self.p["scheduler"]),
+                           makespan_bound={"unit": None, "at_once": None, "waves": None, "seconds": None},
+                           efficiency=None)
+        else:
+            summary.update(capacity.capacity_summary(self.w, self.p["scheduler"], summary["makespan_s"]))
         summary["share_of_host_ceiling"] = calibration.share_of_ceiling(summary["throughput_pods_per_s"],
                                                                          self.p.get("ceiling_pods_per_s"))
         summary["throughput_limited_by"] = metrics.limiting_stage(
@@ -277,13 +355,23 @@ class LoadTest:
         summary["audit_log_bytes"] = metrics.files_size(metrics.audit_log_files(self.p["audit_log"])
                                                         if self.p["audit_log"] else [])
         self.phases["analysis"] = round(time.monotonic() - analysis_start, 3)
+        pod_fields, pod_rows, more = metrics.POD_FIELDS, metrics.pod_rows(records), {}
+        if self.scenario:
+            jobs = scenario_records.job_records(self.submitted, job_times, records)
+            pods = scenario_records.pod_records(records)
+            summary.update(scenario_records.scenario_summary(
+                self.scenario, jobs, pods, workloads.unsupported(
+                    self.p["scheduler"], workloads.scenario_features(self.scenario, self.jobs))))
+            pod_fields, pod_rows = scenario_records.SCENARIO_POD_FIELDS, scenario_records.scenario_pod_rows(records, jobs)
+            more = {"jobs.csv": _csv_text(scenario_records.JOB_FIELDS, scenario_records.job_rows(jobs, pods))}
+            self.phases["analysis"] = round(time.monotonic() - analysis_start, 3)
         summary["loadtest_cost"] = cost.own_cost()
-        return write_files(self.p["output_dir"], summary, metrics.pod_rows(records), timeline), summary
+        return write_files(self.p["output_dir"], summary, _csv_text(pod_fields, pod_rows), timeline, more), summary
 
     # -- clean-up --------------------------------------------------------
     def cleanup(self, wait_s=120):
         """Delete what this test created; return a sentence about anything left."""
-        problems = []
+        problems = scenario_objects.delete(self.custom, self.cluster_created)
         if self.created_namespace:
             try:
                 drain(self.core.delete_namespace(self.p["namespace"], propagation_policy="Background",
@@ -323,6 +411,8 @@ class LoadTest:
             self.progress.phase("nodes", total=self.w["nodes"])
             self.create_nodes(pool)
             self.wait_nodes_ready(deadline)
+            if self.scenario:
+                self.create_scenario_objects(deadline)
             self.watch = PodWatch(self.core, self.p["namespace"])
             self.watch.start()
             phase = self._phase("setup", phase)
@@ -331,7 +421,7 @@ class LoadTest:
         reason = None
         if self.submit_errors:
             reason = "%d of %d jobs could not be created, first: %s" % (
-                len(self.submit_errors), self.w["jobs"], self.submit_errors[0])
+                len(self.submit_errors), self.jobs_total(), self.submit_errors[0])
         wait_reason = self.wait_pods(time.monotonic() + self.w["timeout"])
         self._phase("wait", phase)
         reason = reason or wait_reason
@@ -348,14 +438,16 @@ def _csv_text(fields, rows):
     return buffer.getvalue()
 
 
-def write_files(output_dir, summary, pod_rows, timeline):
-    """Write the three result files; each appears whole or not at all."""
+def write_files(output_dir, summary, pods_csv, timeline, more=None):
+    """Write the result files (summary.json, pods.csv, timeline.csv and ``more``: name -> text); each appears whole or
+    not at all, summary.json last."""
     os.makedirs(output_dir, exist_ok=True)
-    contents = {
-        "pods.csv": _csv_text(POD_FIELDS, pod_rows),
+    contents = dict(more or {})
+    contents.update({
+        "pods.csv": pods_csv,
         "timeline.csv": _csv_text(TIMELINE_FIELDS, timeline),
         "summary.json": json.dumps(summary, indent=2, sort_keys=True) + "\n",
-    }
+    })
     paths = []
     for name, text in contents.items():
         path = os.path.join(output_dir, name)

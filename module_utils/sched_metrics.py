@@ -81,7 +81,7 @@ def files_size(paths):
 def read_audit_events(paths, namespace):
     """Yield parsed audit events of one namespace from the given files, in file order.
 
-    Only creations count (AuditTimes.add): cheap substring tests skip other verbs and
+    Only creations and deletions count (AuditTimes.add): cheap substring tests skip other verbs and
     other namespaces before JSON parsing, which is most of a large log (kwok's status
     updates, the controllers' patches). Lines that are not JSON (one cut short by a
     crash, say) are skipped. One line at a time: the log is never held whole.
@@ -90,7 +90,7 @@ def read_audit_events(paths, namespace):
     for path in paths:
         with open(path, "r", encoding="utf-8", errors="replace") as handle:
             for line in handle:
-                if '"verb":"create"' not in line or needle not in line:
+                if ('"verb":"create"' not in line and '"verb":"delete"' not in line) or needle not in line:
                     continue
                 try:
                     yield json.loads(line)
@@ -99,7 +99,7 @@ def read_audit_events(paths, namespace):
 
 
 class AuditTimes:
-    """Collects, per pod, when it was created and first bound, from audit events."""
+    """Collects, per pod, when it was created, first bound and first deleted, from audit events."""
 
     def __init__(self, namespace):
         self.namespace = namespace
@@ -108,11 +108,12 @@ class AuditTimes:
         self.pod_bound = {}       # pod name -> us (first successful binding)
         self.pod_node = {}        # pod name -> node name
         self.job_created = {}     # job name -> us
+        self.pod_ended = {}       # pod name -> us (first deletion: preempted, evicted or removed with its job)
         self.events_seen = 0
 
     def add(self, event):
         """Take one audit event (a dict) into account."""
-        if event.get("stage") != "ResponseComplete" or event.get("verb") != "create":
+        if event.get("stage") != "ResponseComplete" or event.get("verb") not in ("create", "delete"):
             return
         ref = event.get("objectRef") or {}
         if ref.get("namespace") != self.namespace:
@@ -124,7 +125,10 @@ class AuditTimes:
         when = parse_time_us(event["stageTimestamp"])
         resource = ref.get("resource")
         subresource = ref.get("subresource", "")
-        if resource == "pods" and subresource == "binding":
+        if event["verb"] == "delete":
+            if resource == "pods" and not subresource and ref.get("name"):
+                self.pod_ended.setdefault(ref["name"], when)
+        elif resource == "pods" and subresource == "binding":
             name = ref.get("name")
             if name and name not in self.pod_bound:
                 self.pod_bound[name] = when
@@ -153,6 +157,7 @@ class AuditTimes:
                 "node": self.pod_node.get(pod, ""),
                 "created_us": created,
                 "bound_us": bound,
+                "ended_us": self.pod_ended.get(pod),
             })
         rows.sort(key=lambda row: (row["created_us"], row["pod"]))
         return rows
@@ -329,6 +334,10 @@ def summarize(records, job_created_us, expected_pods, submit_window_s, jobs_subm
         "start": format_time_us(start_us) if start_us is not None else None,
         "end": format_time_us(end_us) if end_us is not None else None,
     }, rows
+
+
+# The columns of pods.csv, one row per pod (pod_rows).
+POD_FIELDS = ["job", "pod", "node", "created", "bound", "latency_ms"]
 
 
 def pod_rows(records):

@@ -46,7 +46,7 @@ def preempted(pod, job):
             and pod["ended_us"] < pod["bound_us"] + _duration_us(job))
 
 
-def _pods_of(pods):
+def pods_of(pods):
     out = {}
     for pod in pods:
         out.setdefault(pod["job"], []).append(pod)
@@ -77,7 +77,7 @@ def milestones(job, pods):
 def breakdown(jobs, pods):
     """(rows, summary): per job, each stage's time since the job's creation in ms (None: not reached or no such
     stage); the summary has each stage's percentiles over the jobs that reached it."""
-    grouped = _pods_of(pods)
+    grouped = pods_of(pods)
     rows = []
     for job in jobs:
         reached = milestones(job, grouped.get(job["name"], []))
@@ -113,7 +113,7 @@ def gang_progress(job, pods, end_us):
 
 def gang_metrics(jobs, pods, end_us, stuck_partial_s=None):
     """Time to full gang, partial-gang exposure and the jobs stuck partial longer than ``stuck_partial_s``."""
-    grouped = _pods_of(pods)
+    grouped = pods_of(pods)
     full_ms, exposure, partial, stuck = [], 0, 0, []
     gangs = [job for job in jobs if job["gang"]]
     for job in gangs:
@@ -170,7 +170,7 @@ def stalls(jobs, pods, cluster, start_us, end_us, stall_s):
     Within a span without bindings the free room and the waiting gangs only grow, so checking ``stall_s`` before
     the span's end decides it. Each stall: from_s and to_s (since the start) and the gang that fit.
     """
-    grouped = _pods_of(pods)
+    grouped = pods_of(pods)
     full = {job["name"]: gang_progress(job, grouped.get(job["name"], []), end_us)[0] for job in jobs if job["gang"]}
     edges = [start_us] + sorted(pod["bound_us"] for pod in pods
                                 if pod.get("bound_us") is not None and start_us <= pod["bound_us"] <= end_us) + [end_us]
@@ -303,7 +303,7 @@ def priority_metrics(jobs, pods):
     levels = sorted({job["priority"] for job in jobs})
     if len(levels) < 2:
         return None
-    grouped, by_name = _pods_of(pods), {job["name"]: job for job in jobs}
+    grouped, by_name = pods_of(pods), {job["name"]: job for job in jobs}
     high = [job for job in jobs if job["priority"] == levels[-1]]
     waits, unbound = [], []
     for job in high:

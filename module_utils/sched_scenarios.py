@@ -76,11 +76,27 @@ TOP_FIELDS = ("description", "cluster", "tenants", "warmup_s", "thresholds", "ph
 GROUP_FIELDS = ("name", "jobs", "tenant", "priority", "gang", "arrival") + tuple(POD_FIELDS)
 ARRIVAL_FIELDS = {"at_once": (), "rate": ("jobs_per_s",), "poisson": ("jobs_per_s", "seed"), "trace": ("file",)}
 MAX_TRACE_PROBLEMS = 10
+# The seed's burst: the workload of the bench_* knobs (bench_nodes, bench_jobs, ...) as the load test always ran it,
+# not a file, so that its values live in one place (roles/bench/defaults/main.yml).
+BURST = "burst"
 
 
 def shipped_names(directory=SCENARIO_DIR):
-    """The scenarios that come with the toolkit, by name."""
-    return sorted(name[:-4] for name in os.listdir(directory) if name.endswith(".yml"))
+    """The scenarios that come with the toolkit, by name: the files, and BURST."""
+    return sorted([name[:-4] for name in os.listdir(directory) if name.endswith(".yml")] + [BURST])
+
+
+def problems_of(spec, label="bench_scenario"):
+    """One sentence per problem of a scenario given by name or path as ``label`` (none for BURST), each naming it."""
+    if spec == BURST:
+        return []
+    if not isinstance(spec, str) or not spec.strip():
+        return ["%s=%r is not allowed: use one of %s, or the path of a scenario file"
+                % (label, spec, ", ".join(shipped_names()))]
+    path, problem = locate(spec, label=label)
+    if problem:
+        return [problem]
+    return ["%s=%s: %s" % (label, spec, problem) for problem in load(spec)[1]]
 
 
 class _Map(dict):
@@ -193,22 +209,25 @@ class _Checker:
         return _normal(rule, value)
 
 
-def locate(spec, directory=SCENARIO_DIR):
+def locate(spec, directory=SCENARIO_DIR, label="scenario"):
     """(path, problem) of a scenario given by name or by path (anything with '/' or ending in .yml/.yaml)."""
     spec = str(spec)
     if "/" in spec or spec.endswith((".yml", ".yaml")):
         if not os.path.isfile(spec):
-            return None, "scenario %r is not allowed: there is no such file" % (spec,)
+            return None, "%s=%r is not allowed: there is no such file" % (label, spec)
         return spec, None
     names = shipped_names(directory)
+    if spec == BURST:
+        return None, "%s=%r has no file: it is the workload of the bench_* knobs" % (label, spec)
     if spec not in names:
-        return None, "scenario %r is not allowed: use one of %s, or the path of a scenario file" % (spec, ", ".join(names))
+        return None, "%s=%r is not allowed: use one of %s, or the path of a scenario file" % (label, spec, ", ".join(names))
     return os.path.join(directory, spec + ".yml"), None
 
 
-def load(spec, directory=SCENARIO_DIR):
-    """(scenario, problems) for a scenario name or path; the scenario is None unless problems is empty."""
-    path, problem = locate(spec, directory)
+def load(spec, directory=SCENARIO_DIR, label="scenario"):
+    """(scenario, problems) for a scenario name or path; the scenario is None unless problems is empty. ``label``
+    names the scenario in a problem about the name or path itself."""
+    path, problem = locate(spec, directory, label)
     if problem:
         return None, [problem]
     shown = path if path == str(spec) else os.path.relpath(path, os.path.dirname(directory))

@@ -24,6 +24,7 @@ try:
         size_bytes,
         workload_problems,
     )
+    from ansible.module_utils.sched_scenarios import expand
 except ImportError:  # imported from the project's own tools and tests, outside Ansible
     from sched_rules import (
         DIRECT,
@@ -35,6 +36,7 @@ except ImportError:  # imported from the project's own tools and tests, outside 
         size_bytes,
         workload_problems,
     )
+    from sched_scenarios import expand
 
 # Our own label and annotation keys.
 RUN_LABEL = "sched-bench.io/run"
@@ -65,6 +67,16 @@ CUSTOM_APIS = {
     "volcano-podgroup": ("scheduling.volcano.sh", "v1beta1", "podgroups"),
 }
 
+# The cluster-scoped objects of a scenario (cluster_objects): api name -> (group, version, plural).
+CLUSTER_APIS = {
+    "priorityclass": ("scheduling.k8s.io", "v1", "priorityclasses"),
+    "volcano-queue": ("scheduling.volcano.sh", "v1beta1", "queues"),
+    "kueue-clusterqueue": ("kueue.x-k8s.io", "v1beta1", "clusterqueues"),
+    "kueue-priorityclass": ("kueue.x-k8s.io", "v1beta1", "workloadpriorityclasses"),
+}
+# The namespaced objects of a scenario, made in the test's namespace with the cluster-scoped ones.
+SCENARIO_NAMESPACED_APIS = {"kueue-localqueue": ("kueue.x-k8s.io", "v1beta1", "localqueues")}
+
 # Where the objects go: the scheduler under test, the test's namespace and the run's label value.
 Target = namedtuple("Target", "scheduler namespace run_label")
 
@@ -84,8 +96,13 @@ def validate(params):
         return "namespace must be a DNS label (lower case letters, digits, '-'), got %r" % (params["namespace"],)
     if not _LABEL_VALUE.match(params["run_label"]) or len(params["run_label"]) > 63:
         return "run_label must be a valid label value (letters, digits, '-', '_', '.'), got %r" % (params["run_label"],)
-    return (workload_problems(params["workload"])
-            or pod_creation_problems(params["workload"]["pod_creation"], [params["scheduler"]], "workload.%s")
+    work = params["workload"]
+    if params.get("scenario") and isinstance(work, dict):
+        # The scenario's jobs replace the workload's: its biggest must fit the nodes and the queues.
+        work = job_work(max(expand(params["scenario"]), key=lambda job: job["pods_per_job"] * job["pod_millicores"]),
+                        dict(work, **params["scenario"]["cluster"]))
+    return (workload_problems(work)
+            or pod_creation_problems(work["pod_creation"], [params["scheduler"]], "workload.%s")
             or [None])[0]
 
 
@@ -131,7 +148,7 @@ def fake_node(name, target, work):
     }
 
 
-def _pod_template(target, work, scheduler_name=None, extra_labels=None):
+def _pod_template(target, work, scheduler_name=None, extra_labels=None, priority_class=None):
     labels = dict(_own_labels(target), app="sched-bench")
     labels.update(extra_labels or {})
     requests = {"cpu": work["pod_cpu"], "memory": work["pod_memory"]}
@@ -151,6 +168,8 @@ def _pod_template(target, work, scheduler_name=None, extra_labels=None):
     }
     if scheduler_name:
         spec["schedulerName"] = scheduler_name
+    if priority_class:
+        spec["priorityClassName"] = priority_class
     return {
         "metadata": {
             "labels": labels,
@@ -160,7 +179,12 @@ def _pod_template(target, work, scheduler_name=None, extra_labels=None):
     }
 
 
-def _batch_job(name, target, work, template, job_labels=None, suspend=False):
+# A scenario's Job does not fail when the scheduler preempts one of its pods (the pod then has the DisruptionTarget
+# condition): its controller makes a replacement, as a batch user's Job would ask.
+PREEMPTION_IS_NO_FAILURE = {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]}
+
+
+def _batch_job(name, target, work, template, job_labels=None, suspend=False, scenario=False):
     labels = _own_labels(target)
     labels.update(job_labels or {})
     spec = {
@@ -171,6 +195,8 @@ def _batch_job(name, target, work, template, job_labels=None, suspend=False):
     }
     if suspend:
         spec["suspend"] = True
+    if scenario:
+        spec["podFailurePolicy"] = copy.deepcopy(PREEMPTION_IS_NO_FAILURE)
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
@@ -195,51 +221,53 @@ def calibration_job(index, target, work):
     return [("batch", job)]
 
 
-def _pod_group(name, target, work):
+def _pod_group(name, target, native):
     """coscheduling's PodGroup of one job: its pods are placed all together or not at all."""
     return ("podgroup", {
         "apiVersion": "scheduling.x-k8s.io/v1alpha1",
         "kind": "PodGroup",
         "metadata": {"name": name, "namespace": target.namespace, "labels": _own_labels(target)},
-        "spec": {"minMember": work["pods_per_job"]},
+        "spec": {"minMember": native.min_member},
     })
 
 
-def _volcano_pod_group(name, target, work):
+def _volcano_pod_group(name, target, work, native):
     """Volcano's PodGroup of one job, as its job controller makes one for a vcjob: the gang's size, its queue and
     the gang's quota usage, what the enqueue action weighs against the queue (Kubernetes' usage of a pod: its
     requests, limits, which equal them here, and the pod counts)."""
-    pods = work["pods_per_job"]
+    pods = native.min_member
     cpu = format_cpu(pods * millicores(work["pod_cpu"]))
     memory = format_memory(pods * size_bytes(work["pod_memory"]))
     return ("volcano-podgroup", {
         "apiVersion": "scheduling.volcano.sh/v1beta1",
         "kind": "PodGroup",
         "metadata": {"name": name, "namespace": target.namespace, "labels": _own_labels(target)},
-        "spec": {
-            "minMember": pods,
-            "queue": VOLCANO_QUEUE,
+        "spec": dict({
+            "minMember": native.min_member,
+            "queue": native.queue,
             "minResources": {"cpu": cpu, "requests.cpu": cpu, "limits.cpu": cpu, "memory": memory,
                              "requests.memory": memory, "limits.memory": memory, "pods": str(pods),
                              "count/pods": str(pods)},
-        },
+        }, **_priority_field(native)),
     })
 
 
-def _scheduler_pod_template(name, target, work):
+def _scheduler_pod_template(name, target, work, native):
     """The pod template of job ``name`` for the scheduler under test, whoever creates the pods."""
     scheduler = target.scheduler
+    priority_class = native.priority_class
     if scheduler in ("default", "kueue"):
-        return _pod_template(target, work)
+        # Kueue's priority is the Job's WorkloadPriorityClass label; its pods keep the default priority.
+        return _pod_template(target, work, priority_class=priority_class if scheduler == "default" else None)
     if scheduler == "yunikorn":
         # One YuniKorn application per job.
         return _pod_template(target, work, scheduler_name="yunikorn",
                              extra_labels={"applicationId": "%s-%s" % (target.namespace, name), "queue": YUNIKORN_QUEUE})
     if scheduler == "coscheduling":
         return _pod_template(target, work, scheduler_name=COSCHEDULING_SCHEDULER_NAME,
-                             extra_labels={POD_GROUP_LABEL: name})
+                             extra_labels={POD_GROUP_LABEL: name}, priority_class=priority_class)
     if scheduler == "volcano":
-        return _pod_template(target, work, scheduler_name="volcano")
+        return _pod_template(target, work, scheduler_name="volcano", priority_class=priority_class)
     raise ValueError("unknown scheduler %r" % scheduler)
 
 
@@ -247,10 +275,10 @@ def pod_name(job, index):
     return "%s-%d" % (job, index)
 
 
-def _direct_pods(name, target, work):
+def _direct_pods(name, target, work, native):
     """The pods of job ``name`` as the load test creates them itself: the job's pod template, its name in
     JOB_LABEL, and for Volcano the annotation that puts a pod in its PodGroup."""
-    template = _scheduler_pod_template(name, target, work)
+    template = _scheduler_pod_template(name, target, work, native)
     template["metadata"]["labels"][JOB_LABEL] = name
     if target.scheduler == "volcano":
         template["metadata"]["annotations"][VOLCANO_GROUP_ANNOTATION] = name
@@ -262,39 +290,190 @@ def _direct_pods(name, target, work):
     return pods
 
 
-def workload(index, target, work):
+def workload(index, target, work, job=None):
     """The objects to create for job ``index`` of the workload ``work`` for ``target``, in creation order.
 
     Returns a list of ``(api, body)``, where api is ``batch``, ``pod`` or a key of CUSTOM_APIS. A group (a
     PodGroup) comes first: a pod that names a missing group is not scheduled (Volcano's webhook refuses it).
-    With work["pod_creation"] ``direct`` the job is its pods, created here, with no Job object.
+    With work["pod_creation"] ``direct`` the job is its pods, created here, with no Job object. ``job``: a job of a
+    scenario (sched_scenarios.expand), which then gives the name, the pods and their native form (scenario_native).
     """
-    name = job_name(index)
+    name = job["name"] if job else job_name(index)
+    work = job_work(job, work) if job else work
+    native = scenario_native(job, target.scheduler, work)
     scheduler = target.scheduler
     groups = []
     if scheduler == "coscheduling":
-        groups = [_pod_group(name, target, work)]
+        groups = [_pod_group(name, target, native)]
     if work["pod_creation"] == DIRECT:
         refused = pod_creation_problems(DIRECT, [scheduler], "workload.%s")
         if refused:
             raise ValueError(refused[0])
         if scheduler == "volcano":
-            groups = [_volcano_pod_group(name, target, work)]
-        return groups + _direct_pods(name, target, work)
-    template = _scheduler_pod_template(name, target, work)
+            groups = [_volcano_pod_group(name, target, work, native)]
+        return groups + _direct_pods(name, target, work, native)
+    template = _scheduler_pod_template(name, target, work, native)
     if scheduler == "kueue":
-        return [("batch", _batch_job(name, target, work, template,
-                                     job_labels={"kueue.x-k8s.io/queue-name": KUEUE_LOCAL_QUEUE}, suspend=True))]
+        labels = {"kueue.x-k8s.io/queue-name": native.queue if job else KUEUE_LOCAL_QUEUE}
+        if native.priority_class:
+            labels["kueue.x-k8s.io/priority-class"] = native.priority_class
+        return [("batch", _batch_job(name, target, work, template, job_labels=labels, suspend=True,
+                                     scenario=job is not None))]
     if scheduler == "volcano":
         return [("volcano", {
             "apiVersion": "batch.volcano.sh/v1alpha1",
             "kind": "Job",
             "metadata": {"name": name, "namespace": target.namespace, "labels": _own_labels(target)},
-            "spec": {
-                "minAvailable": work["pods_per_job"],
+            "spec": dict({
+                "minAvailable": native.min_member,
                 "schedulerName": "volcano",
-                "queue": VOLCANO_QUEUE,
+                "queue": native.queue,
                 "tasks": [{"name": "task", "replicas": work["pods_per_job"], "template": template}],
-            },
+            }, **_priority_field(native)),
         })]
-    return groups + [("batch", _batch_job(name, target, work, template))]
+    return groups + [("batch", _batch_job(name, target, work, template, scenario=job is not None))]
+
+
+# -- scenarios (module_utils/sched_scenarios.py): each scheduler's native form of tenants, priorities and gangs --
+
+# What each scheduler expresses natively of a scenario's features (sched_scenarios.THRESHOLDS' second items), as
+# this toolkit builds it: the default scheduler a PriorityClass (it preempts) but no gangs and no queues; Volcano a
+# Queue per tenant with its weight, minAvailable and a PriorityClass; coscheduling a PodGroup per job and a
+# PriorityClass (kube-scheduler's preemption); Kueue a ClusterQueue per tenant in one cohort with a nominal quota by
+# weight, a LocalQueue for it and a WorkloadPriorityClass (it admits whole Jobs by quota, but without
+# waitForPodsReady it does not place them all or nothing: no gang). YuniKorn: nothing yet, its one queue.
+NATIVE_FEATURES = {
+    "default": ("priority",),
+    "volcano": ("gang", "fair_share", "priority"),
+    "coscheduling": ("gang", "priority"),
+    "kueue": ("fair_share", "priority"),
+    "yunikorn": (),
+}
+KUEUE_COHORT = "sched-bench"
+KUEUE_FLAVOR = "default"
+PRIORITY_CLASS_PREFIX = "sched-bench-priority-"
+VOLCANO_TENANT_QUEUE_PREFIX = "sched-bench-"
+
+# A job's native form: its pods' PriorityClass (None: none), its Volcano queue, and how many of its pods must be
+# placed together (Volcano's minAvailable/minMember, coscheduling's minMember).
+Native = namedtuple("Native", "priority_class queue min_member")
+
+
+def scenario_features(scenario, jobs):
+    """The features of a scenario that a scheduler may or may not express: gang, fair_share, priority."""
+    found = set()
+    if any(job["gang"] for job in jobs):
+        found.add("gang")
+    if len(scenario["tenants"]) > 1:
+        found.add("fair_share")
+    if len({job["priority"] for job in jobs}) > 1:
+        found.add("priority")
+    return found
+
+
+def unsupported(scheduler, features):
+    """The features a scheduler cannot express (sorted), reported as such, never approximated."""
+    return sorted(set(features) - set(NATIVE_FEATURES[scheduler]))
+
+
+def priority_class_name(value):
+    return "%s%d" % (PRIORITY_CLASS_PREFIX, value)
+
+
+def volcano_queue_name(tenant):
+    """A tenant's queue: Volcano's Queue, Kueue's ClusterQueue and LocalQueue (prefixed: Volcano has a queue named
+    default of its own)."""
+    return VOLCANO_TENANT_QUEUE_PREFIX + tenant
+
+
+def job_work(job, work):
+    """The workload values of one scenario job: its pods' count, size and duration over the run's other values."""
+    return dict(work, pods_per_job=job["pods_per_job"], pod_cpu=format_cpu(job["pod_millicores"]),
+                pod_memory=format_memory(job["pod_memory_bytes"]), pod_duration=job["pod_duration"])
+
+
+def scenario_native(job, scheduler, work):
+    """The Native form of a job for a scheduler; without a scenario job, the burst's (no priority, the one queue,
+    every job a gang where the scheduler gangs). A job that is no gang needs one pod placed to start."""
+    if job is None:
+        return Native(None, VOLCANO_QUEUE, work["pods_per_job"])
+    features = NATIVE_FEATURES[scheduler]
+    one_queue = KUEUE_LOCAL_QUEUE if scheduler == "kueue" else VOLCANO_QUEUE
+    return Native(priority_class_name(job["priority"]) if "priority" in features else None,
+                  volcano_queue_name(job["tenant"]) if "fair_share" in features else one_queue,
+                  job["pods_per_job"] if job["gang"] else 1)
+
+
+def _priority_field(native):
+    return {"priorityClassName": native.priority_class} if native.priority_class else {}
+
+
+def _integer_weights(tenants):
+    """Volcano's queue weights are whole numbers: the scenario's as they are when whole, else scaled so that the
+    smallest is 100 (the ratios kept to a percent)."""
+    weights = list(tenants.values())
+    if all(float(weight).is_integer() for weight in weights):
+        return {name: int(weight) for name, weight in tenants.items()}
+    smallest = min(weights)
+    return {name: max(1, int(round(weight * 100 / smallest))) for name, weight in tenants.items()}
+
+
+def _kueue_objects(scenario, jobs, target, capability, labels):
+    """Kueue's form: a WorkloadPriorityClass per priority value, and per tenant a ClusterQueue in one cohort whose
+    nominal quota is its weight's part of ``capability`` (it may borrow the rest from the cohort; a queue reclaims
+    its own quota from borrowers, and within a queue a higher priority preempts a lower one) and a LocalQueue."""
+    out = [("kueue-priorityclass", {
+        "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "WorkloadPriorityClass",
+        "metadata": {"name": priority_class_name(value), "labels": dict(labels)}, "value": value,
+        "description": "sched-bench scenario %s" % scenario["name"],
+    }) for value in sorted({job["priority"] for job in jobs})]
+    total = sum(scenario["tenants"].values())
+    for tenant, weight in sorted(scenario["tenants"].items()):
+        name = volcano_queue_name(tenant)
+        out.append(("kueue-clusterqueue", {
+            "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue",
+            "metadata": {"name": name, "labels": dict(labels)},
+            "spec": {
+                "cohort": KUEUE_COHORT, "namespaceSelector": {},
+                "preemption": {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"},
+                "resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": [{"name": KUEUE_FLAVOR, "resources": [
+                    {"name": "cpu", "nominalQuota": format_cpu(millicores(capability["cpu"]) * weight / total)},
+                    {"name": "memory", "nominalQuota": format_memory(size_bytes(capability["memory"]) * weight / total)},
+                ]}]}],
+            },
+        }))
+        out.append(("kueue-localqueue", {
+            "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "LocalQueue",
+            "metadata": {"name": name, "namespace": target.namespace, "labels": dict(labels)},
+            "spec": {"clusterQueue": name},
+        }))
+    return out
+
+
+def cluster_objects(scenario, jobs, target, capability):
+    """The cluster-scoped objects of a scenario for the scheduler under test, created before its jobs and deleted
+    after them: a PriorityClass per priority value where the scheduler takes priorities, and for Volcano a Queue
+    per tenant with its weight (reclaimable, so that a queue over its share gives back to the others) and the
+    queues' ``capability`` ({cpu, memory}, bench_queue_quota); for Kueue, _kueue_objects. Returns
+    ``[(api, body)]``; api is a key of CLUSTER_APIS or SCENARIO_NAMESPACED_APIS."""
+    features = NATIVE_FEATURES[target.scheduler]
+    out = []
+    labels = dict(_own_labels(target), **{ROLE_LABEL: "scenario"})
+    if target.scheduler == "kueue":
+        return _kueue_objects(scenario, jobs, target, capability, labels)
+    if "priority" in features:
+        for value in sorted({job["priority"] for job in jobs}):
+            out.append(("priorityclass", {
+                "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                "metadata": {"name": priority_class_name(value), "labels": dict(labels)},
+                "value": value, "globalDefault": False, "preemptionPolicy": "PreemptLowerPriority",
+                "description": "sched-bench scenario %s" % scenario["name"],
+            }))
+    if target.scheduler == "volcano":
+        for tenant, weight in sorted(_integer_weights(scenario["tenants"]).items()):
+            out.append(("volcano-queue", {
+                "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+                "metadata": {"name": volcano_queue_name(tenant), "labels": dict(labels)},
+                "spec": {"weight": weight, "reclaimable": True, "capability": dict(capability)},
+            }))
+    return out

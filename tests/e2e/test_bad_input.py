@@ -18,6 +18,9 @@ CASES = [
     ("external kubeconfig that does not exist",
      {"bench_runtime": "external", "bench_external_kubeconfig": "/nonexistent/kubeconfig"},
      "bench_external_kubeconfig=/nonexistent/kubeconfig is not allowed"),
+    ("unknown scenario", {"bench_scenario": "gangs"},
+     "bench_scenario='gangs' is not allowed: use one of burst, fair-share, gang, mixed, priority, steady, trace, or "
+     "the path of a scenario file"),
     ("zero jobs", {"bench_jobs": 0}, "bench_jobs=0 is not allowed: use a whole number of at least 1"),
     ("negative nodes", {"bench_nodes": -2}, "bench_nodes=-2 is not allowed"),
     ("zero timeout", {"bench_timeout": 0}, "bench_timeout=0 is not allowed"),
@@ -79,6 +82,37 @@ def test_bad_input_fails_first_with_one_line(tmp_path, bench_vars, extra, expect
     # Nothing was created anywhere: no workspace, cache, results or process.
     for path in (bench_vars["bench_workspace"], str(cache), bench_vars["bench_results_dir"]):
         assert not os.path.exists(path), path
+    assert processes_mentioning(bench_vars["bench_workspace"]) == []
+
+
+SCENARIO = """\
+description: one job from a trace
+cluster: {nodes: 1, node_cpu: "4", node_memory: 8Gi, node_pods: 10}
+phases:
+  - name: replay
+    groups:
+      - {name: t, arrival: {kind: trace, file: jobs.csv}}
+"""
+TRACE = "arrival_s,pods_per_job,pod_cpu,pod_memory,pod_duration,tenant,priority\n0,1,1,1Gi,5,default,0\n"
+
+
+@pytest.mark.parametrize("scenario,trace,expected", [
+    ("description: [unclosed\n", TRACE, "{path}: {path} line 2 column 1: does not parse as YAML"),
+    (SCENARIO, TRACE + "2,0,1,1Gi,5,default,0\n",
+     "{path}: {dir}/jobs.csv line 3: row 2, column pods_per_job='0' is not allowed: use a whole number of at least 1"),
+], ids=["not YAML", "bad trace row"])
+def test_bad_scenario_file_fails_first_with_one_line(tmp_path, bench_vars, scenario, trace, expected):
+    path = tmp_path / "scenario.yml"
+    path.write_text(scenario)
+    (tmp_path / "jobs.csv").write_text(trace)
+    cache = tmp_path / "cache"
+    extravars = dict(bench_vars, bench_cache_dir=str(cache), bench_scenario=str(path))
+    runner = run_playbook(tmp_path, "bench.yml", extravars, label="scenario")
+    assert runner.rc != 0
+    failures = [line for line in failure_text(runner).splitlines() if line.strip()]
+    assert failures and "bench_scenario=" + expected.format(path=path, dir=tmp_path) in failures[0], failures
+    for where in (bench_vars["bench_workspace"], str(cache), bench_vars["bench_results_dir"]):
+        assert not os.path.exists(where), where
     assert processes_mentioning(bench_vars["bench_workspace"]) == []
 
 

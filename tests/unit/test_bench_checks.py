@@ -12,7 +12,7 @@ GOOD = dict(
     bench_scheduler_api_burst=1000, bench_scheduler_gogc="", bench_scheduler_gomemlimit="",
     bench_controller_manager_api_qps=1000, bench_controller_manager_api_burst=1000, bench_run_id="",
     bench_port_range_start=20000, bench_port_range_end=32000, bench_throttle=0, bench_queue_quota="cluster",
-    bench_pod_creation="job-controller")
+    bench_pod_creation="job-controller", bench_scenario="burst")
 
 
 def problems(**changes):
@@ -28,6 +28,19 @@ def test_defaults_are_fine():
 @pytest.mark.parametrize("value", [True, False, "false", "True", "yes", "0"])
 def test_calibrate_takes_a_switch_as_yaml_or_the_command_line_gives_it(value):
     assert problems(bench_calibrate=value) == []
+
+
+def test_scenario_is_burst_a_shipped_name_or_a_file_and_a_bad_one_is_named(tmp_path):
+    assert problems(bench_scenario="fair-share") == [] and bench_checks.scenario_of("burst") is None
+    assert bench_checks.scenario_of("gang")["tenants"] == {"default": 1.0}
+    assert problems(bench_scenario="gangs") == [
+        "bench_scenario='gangs' is not allowed: use one of burst, fair-share, gang, mixed, priority, steady, trace, "
+        "or the path of a scenario file"]
+    bad = tmp_path / "bad.yml"
+    bad.write_text("description: [unclosed\n")
+    assert problems(bench_scenario=str(bad)) == [
+        "bench_scenario=%s: %s line 2 column 1: does not parse as YAML: expected ',' or ']', but got '<stream end>'"
+        % (bad, bad)]
 
 
 def test_queue_quota_takes_a_name_or_cpu_and_memory():

@@ -246,7 +246,7 @@ def test_every_threshold_has_a_check():
 
 
 @pytest.mark.parametrize("name,sections", [
-    ("burst", {"breakdown", "utilization"}), ("gang", {"breakdown", "utilization", "gang"}),
+    ("gang", {"breakdown", "utilization", "gang"}),
     ("fair-share", {"breakdown", "utilization", "fair_share"}), ("priority", {"breakdown", "utilization", "priority"}),
     ("steady", {"breakdown", "utilization", "steady"}), ("mixed", {"breakdown", "utilization"}),
     ("trace", {"breakdown", "utilization", "fair_share", "priority"}),

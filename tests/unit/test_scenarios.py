@@ -3,7 +3,6 @@ import os
 
 import pytest
 import sched_scenarios as s
-import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHIPPED = ("burst", "fair-share", "gang", "mixed", "priority", "steady", "trace")
@@ -52,7 +51,7 @@ def total_jobs(scenario):
     return sum(len(group.get("trace") or ()) or group["jobs"] for phase in scenario["phases"] for group in phase["groups"])
 
 
-@pytest.mark.parametrize("name", SHIPPED)
+@pytest.mark.parametrize("name", [name for name in SHIPPED if name != s.BURST])
 def test_every_shipped_scenario_loads_and_expands_the_same_every_time(name):
     scenario, problems = s.load(name)
     assert problems == []
@@ -65,19 +64,29 @@ def test_every_shipped_scenario_loads_and_expands_the_same_every_time(name):
     assert scenario["description"].strip()
 
 
-def test_the_shipped_names_are_the_files():
+def test_the_shipped_names_are_the_files_and_burst():
     assert tuple(s.shipped_names()) == SHIPPED
+    assert not os.path.exists(os.path.join(s.SCENARIO_DIR, s.BURST + ".yml"))
 
 
-def test_burst_is_the_seed_workload_of_the_defaults():
-    with open(os.path.join(ROOT, "roles", "bench", "defaults", "main.yml"), encoding="utf-8") as handle:
-        defaults = yaml.safe_load(handle)
-    scenario, _ = s.load("burst")
-    assert scenario["cluster"] == {name: defaults["bench_" + name] for name in ("nodes", "node_cpu", "node_memory", "node_pods")}
-    (group,) = scenario["phases"][0]["groups"]
-    for name in ("jobs", "pods_per_job", "pod_cpu", "pod_memory", "pod_duration"):
-        assert group[name] == defaults["bench_" + name], name
-    assert group["arrival"] == {"kind": "at_once"} and not group["gang"]
+def test_burst_is_the_bench_knobs_workload_not_a_file():
+    # Its values are the bench_* defaults, in one place: a file would be a second copy of them.
+    assert s.problems_of(s.BURST) == []
+    assert s.load(s.BURST) == (None, ["scenario='burst' has no file: it is the workload of the bench_* knobs"])
+
+
+def test_the_knob_names_itself_in_every_problem(tmp_path):
+    assert s.problems_of("gang") == [] and s.problems_of("fair-share") == []
+    assert s.problems_of("bursty") == ["bench_scenario='bursty' is not allowed: use one of burst, fair-share, gang, "
+                                       "mixed, priority, steady, trace, or the path of a scenario file"]
+    assert s.problems_of("") == ["bench_scenario='' is not allowed: use one of burst, fair-share, gang, mixed, "
+                                 "priority, steady, trace, or the path of a scenario file"]
+    path = tmp_path / "bad.yml"
+    path.write_text("description: x\ncluster: {nodes: 0, node_cpu: '1', node_memory: 1Gi, node_pods: 1}\n"
+                    "phases: [{name: p, groups: [{name: g, jobs: 1, pods_per_job: 1, pod_cpu: '1', pod_memory: 1Gi, "
+                    "pod_duration: 1, arrival: {kind: at_once}}]}]\n")
+    assert s.problems_of(str(path)) == ["bench_scenario=%s: %s line 2: cluster.nodes=0 is not allowed: use a whole "
+                                        "number of at least 1" % (path, path)]
 
 
 def cpu_demand(jobs):
@@ -232,9 +241,9 @@ def test_a_bad_trace_row_names_its_row_and_column(tmp_path, old, new, expected):
 def test_an_unknown_name_lists_the_names():
     scenario, problems = s.load("bursty")
     assert scenario is None
-    assert problems == ["scenario 'bursty' is not allowed: use one of burst, fair-share, gang, mixed, priority, steady, "
+    assert problems == ["scenario='bursty' is not allowed: use one of burst, fair-share, gang, mixed, priority, steady, "
                         "trace, or the path of a scenario file"]
-    assert s.load("/nowhere/x.yml")[1] == ["scenario '/nowhere/x.yml' is not allowed: there is no such file"]
+    assert s.load("/nowhere/x.yml")[1] == ["scenario='/nowhere/x.yml' is not allowed: there is no such file"]
 
 
 @pytest.mark.parametrize("text,expected", [

@@ -69,6 +69,24 @@ def test_audit_times_pair_creation_and_first_binding(tmp_path):
     assert list(times.job_created.values()) == [m.parse_time_us("2026-01-01T00:00:00Z")]
 
 
+def test_a_pods_first_deletion_ends_it(tmp_path):
+    """A preempted pod: the scheduler's delete, then kwok's; the first one counts. Other pods have no end."""
+    log = tmp_path / "audit.log"
+    write_log(log, [
+        event("create", "pods", "2026-01-01T00:00:00.000000Z", response_name="job-1-a", owner="job-1"),
+        event("create", "pods", "2026-01-01T00:00:00.000000Z", response_name="job-1-b", owner="job-1"),
+        event("create", "pods", "2026-01-01T00:00:01.000000Z", name="job-1-a", sub="binding", node="n1"),
+        event("delete", "pods", "2026-01-01T00:00:03.000000Z", name="job-1-a", code=200),
+        event("delete", "pods", "2026-01-01T00:00:03.500000Z", name="job-1-a", code=200),
+        event("delete", "pods", "2026-01-01T00:00:04.000000Z", name="job-1-b", code=404),
+    ])
+    times = m.AuditTimes(NS)
+    for ev in m.read_audit_events(m.audit_log_files(str(log)), NS):
+        times.add(ev)
+    ended = {row["pod"]: row["ended_us"] for row in times.records()}
+    assert ended == {"job-1-a": m.parse_time_us("2026-01-01T00:00:03Z"), "job-1-b": None}
+
+
 def test_pods_without_a_job_are_timed_from_the_first_pod_and_grouped_by_their_job_label(tmp_path):
     """bench_pod_creation=direct: no Job is created, so a job's creation is its first pod's."""
     log = tmp_path / "audit.log"

@@ -1,6 +1,7 @@
 """Option checks and object builders of the load test."""
 import pytest
 import sched_rules as rules
+import sched_scenarios
 import sched_workloads as w
 
 WORK = dict(nodes=3, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=2, pods_per_job=3, pod_cpu="1",
@@ -214,3 +215,121 @@ def test_kueue_takes_no_direct_pods():
     assert rules.DIRECT_POD_SCHEDULERS == ("default", "volcano", "yunikorn", "coscheduling")
     with pytest.raises(ValueError, match="workload.pod_creation=direct is not supported by kueue"):
         direct("kueue")
+
+
+# -- scenarios: each scheduler's native form of tenants, priorities and gangs --
+
+SCENARIO = {"name": "two", "tenants": {"team-a": 1.0, "team-b": 2.0},
+            "cluster": {"nodes": 2, "node_cpu": "4", "node_memory": "8Gi", "node_pods": 10}}
+JOB = {"index": 0, "name": "g-00000", "group": "g", "tenant": "team-b", "priority": 100, "gang": True,
+       "pods_per_job": 4, "pod_millicores": 500, "pod_memory_bytes": 2 ** 30, "pod_duration": 5.0, "arrival_s": 0.0}
+LOOSE = dict(JOB, name="l-00000", tenant="team-a", priority=0, gang=False, pods_per_job=2)
+
+
+def last_pod_spec(objects):
+    api, body = objects[-1]
+    return body["spec"]["tasks"][0]["template"]["spec"] if api == "volcano" else body["spec"]["template"]["spec"]
+
+
+def test_a_scenario_job_gives_its_name_pods_size_and_duration():
+    ((api, job),) = w.workload(7, target(), work(), JOB)
+    assert api == "batch" and job["metadata"]["name"] == "g-00000"
+    assert job["spec"]["parallelism"] == job["spec"]["completions"] == 4
+    template = job["spec"]["template"]
+    assert template["spec"]["containers"][0]["resources"]["requests"] == {"cpu": "500m", "memory": "1Gi"}
+    assert template["metadata"]["annotations"][w.DURATION_ANNOTATION] == "5s"
+
+
+def test_default_takes_priority_but_no_gang_nor_tenant():
+    assert last_pod_spec(w.workload(0, target(), work(), JOB))["priorityClassName"] == "sched-bench-priority-100"
+    assert w.unsupported("default", {"gang", "fair_share", "priority"}) == ["fair_share", "gang"]
+    objects = w.cluster_objects(SCENARIO, [JOB, LOOSE], target(), {"cpu": "8", "memory": "16Gi"})
+    assert [(api, body["metadata"]["name"], body["value"]) for api, body in objects] == [
+        ("priorityclass", "sched-bench-priority-0", 0), ("priorityclass", "sched-bench-priority-100", 100)]
+    assert objects[0][1]["metadata"]["labels"][w.RUN_LABEL] == "r1"
+
+
+def test_volcano_puts_each_job_in_its_tenants_weighted_queue_and_gangs_by_min_available():
+    ((api, gang),) = w.workload(0, target("volcano"), work(), JOB)
+    ((_, loose),) = w.workload(1, target("volcano"), work(), LOOSE)
+    assert api == "volcano"
+    assert (gang["spec"]["queue"], gang["spec"]["minAvailable"], gang["spec"]["priorityClassName"]) == (
+        "sched-bench-team-b", 4, "sched-bench-priority-100")
+    assert (loose["spec"]["queue"], loose["spec"]["minAvailable"], loose["spec"]["tasks"][0]["replicas"]) == (
+        "sched-bench-team-a", 1, 2)
+    assert last_pod_spec([(api, gang)])["priorityClassName"] == "sched-bench-priority-100"
+    assert w.unsupported("volcano", {"gang", "fair_share", "priority"}) == []
+    queues = [body for api, body in w.cluster_objects(SCENARIO, [JOB], target("volcano"), {"cpu": "8", "memory": "16Gi"})
+              if api == "volcano-queue"]
+    assert [(q["metadata"]["name"], q["spec"]["weight"], q["spec"]["capability"]) for q in queues] == [
+        ("sched-bench-team-a", 1, {"cpu": "8", "memory": "16Gi"}), ("sched-bench-team-b", 2, {"cpu": "8", "memory": "16Gi"})]
+
+
+def test_volcano_direct_pods_have_the_gangs_group_in_the_tenants_queue():
+    objects = w.workload(0, target("volcano"), work(pod_creation="direct"), LOOSE)
+    group = objects[0][1]
+    assert (group["spec"]["queue"], group["spec"]["minMember"], group["spec"]["minResources"]["cpu"]) == (
+        "sched-bench-team-a", 1, "500m")
+    assert len(objects) == 3 and objects[1][1]["spec"]["priorityClassName"] == "sched-bench-priority-0"
+
+
+def test_volcano_weights_become_whole_numbers_keeping_their_ratios():
+    assert w._integer_weights({"a": 1.0, "b": 2.0}) == {"a": 1, "b": 2}
+    assert w._integer_weights({"a": 1.0, "b": 1.5}) == {"a": 100, "b": 150}
+
+
+def test_coscheduling_gangs_only_the_gang_jobs_and_yunikorn_says_what_it_lacks():
+    assert w.workload(0, target("coscheduling"), work(), JOB)[0][1]["spec"]["minMember"] == 4
+    assert w.workload(0, target("coscheduling"), work(), LOOSE)[0][1]["spec"]["minMember"] == 1
+    assert "priorityClassName" not in last_pod_spec(w.workload(0, target("yunikorn"), work(), JOB))
+    assert w.unsupported("yunikorn", {"gang", "priority"}) == ["gang", "priority"]
+    assert w.cluster_objects(SCENARIO, [JOB], target("yunikorn"), {"cpu": "8", "memory": "16Gi"}) == []
+
+
+def test_scenario_features():
+    jobs = [JOB, LOOSE]
+    assert w.scenario_features(SCENARIO, jobs) == {"gang", "fair_share", "priority"}
+    assert w.scenario_features(dict(SCENARIO, tenants={"default": 1.0}), [LOOSE]) == set()
+
+
+def test_a_scenarios_job_survives_the_preemption_of_a_pod_and_the_bursts_does_not_change():
+    ((_, job),) = w.workload(0, target(), work(), JOB)
+    assert job["spec"]["podFailurePolicy"] == {
+        "rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]}
+    assert job["spec"]["backoffLimit"] == 0
+    ((_, burst),) = w.workload(0, target(), work())
+    assert "podFailurePolicy" not in burst["spec"]
+
+
+def test_with_a_scenario_its_biggest_job_is_what_must_fit_the_nodes_and_the_queues():
+    scenario, problems = sched_scenarios.load("gang")    # 16 nodes of 16 CPU, gangs of up to 16 pods of 2 CPU
+    assert problems == []
+    small_nodes = work(node_cpu="500m", node_memory="1Gi")
+    assert "a pod must fit a fake node" in w.validate(params(workload=small_nodes))
+    assert w.validate(params(workload=small_nodes, scenario=scenario)) is None
+    assert w.validate(params(scheduler="volcano", workload=work(queue_quota={"cpu": "31", "memory": "1Ti"}),
+                             scenario=scenario)).startswith("workload.queue_quota={'cpu': '31', 'memory': '1Ti'} is not "
+                                                            "allowed: the queues would hold 31 CPU")
+
+
+def test_kueue_gives_each_tenant_a_cohort_queue_with_its_weights_part_and_a_priority_class():
+    ((_, job),) = w.workload(0, target("kueue"), work(), JOB)
+    assert job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "sched-bench-team-b"
+    assert job["metadata"]["labels"]["kueue.x-k8s.io/priority-class"] == "sched-bench-priority-100"
+    assert job["spec"]["suspend"] is True and "priorityClassName" not in job["spec"]["template"]["spec"]
+    ((_, burst),) = w.workload(0, target("kueue"), work())
+    assert burst["metadata"]["labels"] == {"sched-bench.io/role": "load", "sched-bench.io/run": "r1",
+                                           "kueue.x-k8s.io/queue-name": "default-local-queue"}
+    assert w.unsupported("kueue", {"gang", "fair_share", "priority"}) == ["gang"]
+    objects = w.cluster_objects(SCENARIO, [JOB, LOOSE], target("kueue"), {"cpu": "9", "memory": "3Gi"})
+    assert [(api, body["metadata"]["name"]) for api, body in objects] == [
+        ("kueue-priorityclass", "sched-bench-priority-0"), ("kueue-priorityclass", "sched-bench-priority-100"),
+        ("kueue-clusterqueue", "sched-bench-team-a"), ("kueue-localqueue", "sched-bench-team-a"),
+        ("kueue-clusterqueue", "sched-bench-team-b"), ("kueue-localqueue", "sched-bench-team-b")]
+    quotas = {body["metadata"]["name"]: body["spec"]["resourceGroups"][0]["flavors"][0]["resources"]
+              for api, body in objects if api == "kueue-clusterqueue"}
+    assert quotas == {"sched-bench-team-a": [{"name": "cpu", "nominalQuota": "3"}, {"name": "memory", "nominalQuota": "1Gi"}],
+                      "sched-bench-team-b": [{"name": "cpu", "nominalQuota": "6"}, {"name": "memory", "nominalQuota": "2Gi"}]}
+    assert {body["spec"]["cohort"] for api, body in objects if api == "kueue-clusterqueue"} == {"sched-bench"}
+    local = dict(objects)["kueue-localqueue"]
+    assert (local["metadata"]["namespace"], local["spec"]["clusterQueue"]) == ("sched-bench", "sched-bench-team-b")

@@ -1,0 +1,87 @@
+# -*- coding: utf-8 -*-
+"""A scenario run's per-job and per-pod records, and what summary.json says of it. No I/O here.
+
+The load test (module_utils/sched_load.py) measures pods as for the burst (module_utils/sched_metrics.py: the
+audit log's server timestamps, or its watch); this joins them with the scenario's jobs (sched_scenarios.expand),
+gives sched_scenario_metrics its records, and makes the rows of jobs.csv and the scenario's pods.csv.
+"""
+from __future__ import annotations
+
+try:
+    from ansible.module_utils.sched_metrics import POD_FIELDS, format_time_us, pod_rows
+    from ansible.module_utils.sched_scenario_findings import findings
+    from ansible.module_utils.sched_scenario_metrics import milestones, pods_of, scenario_metrics
+except ImportError:  # imported from the project's own tools and tests, outside Ansible
+    from sched_metrics import POD_FIELDS, format_time_us, pod_rows
+    from sched_scenario_findings import findings
+    from sched_scenario_metrics import milestones, pods_of, scenario_metrics
+
+# jobs.csv: one row per submitted job; times are the API server's (RFC 3339), empty when not reached or, for
+# admitted, when the scheduler has no admission step (or it is not read yet).
+JOB_FIELDS = ["job", "group", "tenant", "priority", "gang", "pods", "arrival_s", "created", "admitted",
+              "first_pod_created", "first_bound", "all_bound", "all_bound_ms"]
+# pods.csv of a scenario: the burst's columns and the pod's job's tenant and priority.
+SCENARIO_POD_FIELDS = POD_FIELDS + ["tenant", "priority"]
+
+
+def job_records(jobs, job_created, pods):
+    """The scenario's submitted ``jobs`` with ``created_us`` and ``admitted_us`` for sched_scenario_metrics.
+
+    ``job_created``: job name -> creation (us) from the audit log; a job without one (pods created directly, or
+    timed from the watch) was created with its first pod. Admission is not read yet: None.
+    """
+    first_pod = {}
+    for pod in pods:
+        if pod["job"] not in first_pod or pod["created_us"] < first_pod[pod["job"]]:
+            first_pod[pod["job"]] = pod["created_us"]
+    return [dict(job, created_us=job_created.get(job["name"], first_pod.get(job["name"])), admitted_us=None)
+            for job in jobs]
+
+
+def pod_records(records):
+    """The measured pods with ``ended_us``: their first deletion (preempted, evicted, or removed with a failed job)
+    from the audit log or the watch; None when never deleted during the run."""
+    return [dict(record, ended_us=record.get("ended_us")) for record in records]
+
+
+def _time(value):
+    return format_time_us(value) if value is not None else ""
+
+
+def job_rows(jobs, pods):
+    """Rows of jobs.csv from job_records and pod_records."""
+    grouped = pods_of(pods)
+    rows = []
+    for job in jobs:
+        reached = milestones(job, grouped.get(job["name"], []))
+        done = reached["all_bound"] is not None and reached["created"] is not None
+        rows.append({
+            "job": job["name"], "group": job["group"], "tenant": job["tenant"], "priority": job["priority"],
+            "gang": str(job["gang"]).lower(), "pods": job["pods_per_job"], "arrival_s": job["arrival_s"],
+            "created": _time(reached["created"]), "admitted": _time(reached["admitted"]),
+            "first_pod_created": _time(reached["first_pod_created"]), "first_bound": _time(reached["first_bound"]),
+            "all_bound": _time(reached["all_bound"]),
+            "all_bound_ms": "%.3f" % ((reached["all_bound"] - reached["created"]) / 1000.0) if done else "",
+        })
+    return rows
+
+
+def scenario_pod_rows(records, jobs):
+    """Rows of a scenario's pods.csv: the burst's and the tenant and priority of each pod's job."""
+    by_name = {job["name"]: job for job in jobs}
+    rows = pod_rows(records)
+    for row in rows:
+        job = by_name.get(row["job"]) or {}
+        row.update(tenant=job.get("tenant", ""), priority=job.get("priority", ""))
+    return rows
+
+
+def scenario_summary(scenario, jobs, pods, unsupported):
+    """The entries summary.json gets for a scenario: scenario, scenario_metrics, unsupported, findings.
+
+    ``unsupported``: the features the scheduler cannot express (sched_workloads.unsupported); their promises are
+    not its own, so they make no findings.
+    """
+    metrics, _ = scenario_metrics(scenario, jobs, pods)
+    return {"scenario": scenario["name"], "scenario_metrics": metrics, "unsupported": list(unsupported),
+            "findings": findings(scenario["thresholds"], metrics, unsupported)}

@@ -1,0 +1,169 @@
+"""bench_scenario (issue 13) on the default scheduler and Volcano: a tiny scenario with two weighted tenants, gang
+jobs and a high-priority job arriving later, run from a file the test writes. Every job is bound; jobs.csv, the
+tenant and priority of each pod, the scenario's metrics and what each scheduler cannot express are in the results;
+the audit log shows each scheduler's native objects (PriorityClasses, Volcano's tenant queues; Kueue's ClusterQueues
+in a cohort, LocalQueues and WorkloadPriorityClasses)."""
+import csv
+import gzip
+import json
+import os
+
+from conftest import failure_text, mirror_vars, run_playbook
+
+SCHEDULERS = ["default", "volcano"]
+# 2 nodes of 4 CPU: tenant a's 4 jobs of 2 pods and tenant b's 2 gangs of 4 pods ask for 16 CPU at once, twice the
+# cluster; 2 s later a job of priority 1000 arrives for tenant a.
+SCENARIO = """\
+description: two tenants 1:2 contending for 8 CPU, gangs, and a late high-priority job
+cluster: {nodes: 2, node_cpu: "4", node_memory: 16Gi, node_pods: 20}
+tenants:
+  - {name: team-a, weight: 1}
+  - {name: team-b, weight: 2}
+thresholds:
+  fairness_error: 0.5
+  stuck_partial_s: 60
+phases:
+  - name: fill
+    groups:
+      - {name: loose, tenant: team-a, jobs: 4, pods_per_job: 2, pod_cpu: "1", pod_memory: 1Gi, pod_duration: 4,
+         arrival: {kind: rate, jobs_per_s: 4}}
+      - {name: gang, tenant: team-b, gang: true, jobs: 2, pods_per_job: 4, pod_cpu: "1", pod_memory: 1Gi,
+         pod_duration: 4, arrival: {kind: at_once}}
+  - name: urgent
+    start_s: 2
+    groups:
+      - {name: high, tenant: team-a, priority: 1000, jobs: 1, pods_per_job: 2, pod_cpu: "1", pod_memory: 1Gi,
+         pod_duration: 4, arrival: {kind: at_once}}
+"""
+JOBS = {"loose-%05d" % i: ("team-a", "0", "false", 2) for i in range(4)}
+JOBS.update({"gang-%05d" % i: ("team-b", "0", "true", 4) for i in range(2)})
+JOBS["high-00000"] = ("team-a", "1000", "false", 2)
+PODS = sum(pods for *_, pods in JOBS.values())
+UNSUPPORTED = {"default": ["fair_share", "gang"], "volcano": []}
+
+
+def cluster_creations(audit_gz):
+    """(resource, name) of every successful create of a cluster-scoped object of the scenario."""
+    found = set()
+    with gzip.open(audit_gz, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            event = json.loads(line)
+            ref = event.get("objectRef") or {}
+            if (event.get("verb") == "create" and event.get("stage") == "ResponseComplete"
+                    and ref.get("resource") in ("priorityclasses", "queues", "clusterqueues", "localqueues",
+                                                "workloadpriorityclasses")
+                    and event["responseStatus"].get("code", 0) < 300 and ref.get("name", "").startswith("sched-bench-")):
+                found.add((ref["resource"], ref["name"]))
+    return found
+
+
+def read_csv(path):
+    with open(path, encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_a_scenario_runs_in_each_schedulers_native_form(tmp_path, bench_vars):
+    scenario = tmp_path / "contend.yml"
+    scenario.write_text(SCENARIO)
+    extravars = dict(bench_vars, bench_schedulers=SCHEDULERS, bench_scenario=str(scenario), bench_timeout=180,
+                     bench_fetch_audit_log=True, **mirror_vars())
+    runner = run_playbook(tmp_path, "bench.yml", extravars, label="scenario")
+    assert runner.rc == 0, failure_text(runner)
+
+    for scheduler in SCHEDULERS:
+        out = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost", scheduler)
+        with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
+            summary = json.load(handle)
+        with open(os.path.join(out, "env.json"), encoding="utf-8") as handle:
+            env = json.load(handle)
+        assert summary["complete"] is True, (scheduler, summary.get("reason"))
+        metrics = summary["scenario_metrics"]
+        # A pod preempted by the scheduler is replaced: every job ends up holding all its pods.
+        preempted = metrics["priority"]["pods_preempted"]
+        assert summary["jobs_submitted"] == len(JOBS)
+        assert summary["pods_bound"] == summary["pods_created"] == PODS + preempted, scheduler
+        # The scenario's cluster sized the fake nodes.
+        assert (summary["workload"]["nodes"], summary["capacity"]["cpu"]) == (2, 8.0)
+        assert env["knobs"]["scenario"] == str(scenario) and env["workload"]["node_cpu"] == "4"
+        assert summary["scenario"] == "contend"
+        assert summary["unsupported"] == UNSUPPORTED[scheduler]
+        assert isinstance(summary["findings"], list)
+
+        jobs = read_csv(os.path.join(out, "jobs.csv"))
+        assert {row["job"]: (row["tenant"], row["priority"], row["gang"], int(row["pods"])) for row in jobs} == JOBS
+        assert all(row["created"] <= row["first_pod_created"] <= row["first_bound"] <= row["all_bound"]
+                   for row in jobs), jobs
+        pods = read_csv(os.path.join(out, "pods.csv"))
+        assert len(pods) == PODS + preempted and all(row["bound"] for row in pods)
+        assert {(row["job"], row["tenant"], row["priority"]) for row in pods} == {
+            (job, tenant, priority) for job, (tenant, priority, _, _) in JOBS.items()}
+
+        assert {"breakdown", "utilization", "gang", "fair_share", "priority"} <= set(metrics), scheduler
+        assert metrics["breakdown"]["jobs"] == metrics["breakdown"]["jobs_all_bound"] == len(JOBS)
+        assert 0 < metrics["utilization"]["peak_cpu_share"] <= 1
+        assert metrics["gang"]["gang_jobs"] == 2
+        if scheduler == "volcano":
+            # A gang scheduler places each gang whole; the default scheduler binds pod by pod (gangs unsupported).
+            assert metrics["gang"]["full_gangs"] == 2
+        fair = metrics["fair_share"]
+        assert 0 <= fair["fairness_error"] <= 1 and 0 < fair["jain_index"] <= 1 and fair["covered_s"] > 0
+        assert set(fair["tenants"]) == {"team-a", "team-b"}
+        assert metrics["priority"]["high_priority"] == 1000
+        assert metrics["priority"]["high_priority_unbound_jobs"] == []
+        assert metrics["priority"]["high_priority_wait_ms"]["max"] > 0
+        if scheduler == "default":
+            # The cluster is full when the high-priority job arrives: kube-scheduler preempts low-priority pods.
+            assert preempted >= 1 and metrics["priority"]["work_lost_pod_s"] > 0
+        else:
+            # Volcano's release configuration has no preempt action: the job waits for room instead.
+            assert preempted == 0
+
+        made = cluster_creations(os.path.join(out, "audit.log.gz"))
+        classes = {("priorityclasses", "sched-bench-priority-0"), ("priorityclasses", "sched-bench-priority-1000")}
+        queues = {("queues", "sched-bench-team-a"), ("queues", "sched-bench-team-b")}
+        assert made == (classes | queues if scheduler == "volcano" else classes), scheduler
+        print("%s scenario: makespan %.2f s, fairness error %.3f (Jain %.3f), gang full p50 %s ms, high priority "
+              "wait max %s ms, %d pods preempted, unsupported %s, findings %s" % (
+                  scheduler, summary["makespan_s"], fair["fairness_error"], fair["jain_index"],
+                  metrics["gang"]["time_to_full_gang_ms"]["p50"], metrics["priority"]["high_priority_wait_ms"]["max"],
+                  preempted, summary["unsupported"], summary["findings"]))
+
+    with open(os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "report.md"),
+              encoding="utf-8") as handle:
+        report = handle.read()
+    assert "## Scenario contend" in report
+    for section in ("### Fair share", "### Gangs", "### Priority", "share-localhost-volcano.png",
+                    "gang-cdf-localhost.png", "breakdown-localhost.png", "pod-latency-cdf-localhost.png"):
+        assert section in report, section
+    assert "default on localhost cannot express: fair_share, gang" in report
+
+
+def test_kueue_admits_a_scenarios_tenants_from_their_cohort_queues(tmp_path, bench_vars):
+    """Kueue: a ClusterQueue per tenant in one cohort (nominal quota by weight), its LocalQueue, and a
+    WorkloadPriorityClass per priority; gangs are unsupported. Every job is admitted and bound."""
+    scenario = tmp_path / "contend.yml"
+    scenario.write_text(SCENARIO)
+    extravars = dict(bench_vars, bench_schedulers=["kueue"], bench_scenario=str(scenario), bench_timeout=180,
+                     bench_fetch_audit_log=True, **mirror_vars())
+    runner = run_playbook(tmp_path, "bench.yml", extravars, label="kueue")
+    assert runner.rc == 0, failure_text(runner)
+    out = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost", "kueue")
+    with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
+        summary = json.load(handle)
+    assert summary["complete"] is True, summary.get("reason")
+    assert summary["unsupported"] == ["gang"]
+    metrics = summary["scenario_metrics"]
+    assert metrics["breakdown"]["jobs"] == metrics["breakdown"]["jobs_all_bound"] == len(JOBS)
+    assert metrics["priority"]["high_priority_unbound_jobs"] == []
+    assert 0 <= metrics["fair_share"]["fairness_error"] <= 1
+    jobs = read_csv(os.path.join(out, "jobs.csv"))
+    assert {row["job"]: (row["tenant"], row["priority"], row["gang"], int(row["pods"])) for row in jobs} == JOBS
+    assert cluster_creations(os.path.join(out, "audit.log.gz")) == {
+        ("workloadpriorityclasses", "sched-bench-priority-0"), ("workloadpriorityclasses", "sched-bench-priority-1000"),
+        ("clusterqueues", "sched-bench-team-a"), ("clusterqueues", "sched-bench-team-b"),
+        ("localqueues", "sched-bench-team-a"), ("localqueues", "sched-bench-team-b")}
+    print("kueue scenario: makespan %.2f s, fairness error %.3f (Jain %.3f), high priority wait max %s ms, %d pods "
+          "preempted, findings %s" % (summary["makespan_s"], metrics["fair_share"]["fairness_error"],
+                                      metrics["fair_share"]["jain_index"],
+                                      metrics["priority"]["high_priority_wait_ms"]["max"],
+                                      metrics["priority"]["pods_preempted"], summary["findings"]))

@@ -1,0 +1,72 @@
+"""A scenario run's job and pod records, jobs.csv, and its summary entries (module_utils/sched_scenario_records.py)."""
+import sched_scenario_records as r
+import sched_scenarios as scenarios
+
+S = 1_000_000
+T0 = 1_800_000_000 * S
+
+
+def job(name, tenant="a", priority=0, gang=False, pods=2):
+    return {"index": 0, "name": name, "group": name.split("-")[0], "tenant": tenant, "priority": priority, "gang": gang,
+            "pods_per_job": pods, "pod_millicores": 1000, "pod_memory_bytes": 2 ** 30, "pod_duration": 10.0,
+            "arrival_s": 0.0}
+
+
+def pod(job_name, index, created_s, bound_s):
+    return {"job": job_name, "pod": "%s-%d" % (job_name, index), "node": "n0", "created_us": T0 + int(created_s * S),
+            "bound_us": None if bound_s is None else T0 + int(bound_s * S)}
+
+
+def test_a_job_is_created_when_the_audit_log_says_or_with_its_first_pod():
+    pods = [pod("x-00000", 0, 0.5, 1.0), pod("x-00000", 1, 0.4, 2.0), pod("y-00000", 0, 3.0, None)]
+    jobs = r.job_records([job("x-00000"), job("y-00000")], {"y-00000": T0 + 2 * S}, pods)
+    assert [(j["name"], j["created_us"], j["admitted_us"]) for j in jobs] == [
+        ("x-00000", T0 + 400_000, None), ("y-00000", T0 + 2 * S, None)]
+    assert all(p["ended_us"] is None for p in r.pod_records(pods))
+
+
+def test_jobs_csv_has_each_milestone_and_the_time_to_all_bound():
+    pods = r.pod_records([pod("x-00000", 0, 0.5, 1.0), pod("x-00000", 1, 0.5, 2.25), pod("y-00000", 0, 3.0, None)])
+    jobs = r.job_records([job("x-00000", gang=True), job("y-00000", tenant="b", priority=5)], {"x-00000": T0}, pods)
+    x, y = r.job_rows(jobs, pods)
+    assert x["created"] == "2027-01-15T08:00:00.000000Z" and x["first_pod_created"] == "2027-01-15T08:00:00.500000Z"
+    assert (x["first_bound"], x["all_bound"], x["all_bound_ms"], x["gang"]) == (
+        "2027-01-15T08:00:01.000000Z", "2027-01-15T08:00:02.250000Z", "2250.000", "true")
+    assert (y["tenant"], y["priority"], y["first_bound"], y["all_bound"], y["all_bound_ms"], y["admitted"]) == (
+        "b", 5, "", "", "", "")
+    assert list(x) == r.JOB_FIELDS
+
+
+def test_the_scenarios_pods_csv_carries_tenant_and_priority():
+    jobs = [job("x-00000", tenant="b", priority=7)]
+    (row,) = r.scenario_pod_rows([pod("x-00000", 0, 0, 1)], jobs)
+    assert (row["tenant"], row["priority"], row["latency_ms"]) == ("b", 7, "1000.000")
+    assert list(row) == r.SCENARIO_POD_FIELDS
+
+
+def test_the_summary_names_the_scenario_and_skips_the_promises_of_what_is_unsupported(tmp_path):
+    path = tmp_path / "two.yml"
+    path.write_text("""\
+description: two tenants that share one node
+cluster: {nodes: 1, node_cpu: "2", node_memory: 4Gi, node_pods: 10}
+tenants: [{name: a, weight: 1}, {name: b, weight: 1}]
+thresholds: {fairness_error: 0.1}
+phases:
+  - name: p
+    groups:
+      - {name: x, tenant: a, jobs: 1, pods_per_job: 2, pod_cpu: "1", pod_memory: 1Gi, pod_duration: 10, arrival: {kind: at_once}}
+      - {name: y, tenant: b, jobs: 1, pods_per_job: 2, pod_cpu: "1", pod_memory: 1Gi, pod_duration: 10, arrival: {kind: at_once}}
+""")
+    scenario, problems = scenarios.load(str(path))
+    assert problems == []
+    specs = scenarios.expand(scenario)
+    # Tenant a holds the whole node for 10 s, then b: a fairness error of 0.5 all along.
+    pods = r.pod_records([pod("x-00000", 0, 0, 0), pod("x-00000", 1, 0, 0), pod("y-00000", 0, 0, 10),
+                          pod("y-00000", 1, 0, 10)])
+    jobs = r.job_records(specs, {}, pods)
+    summary = r.scenario_summary(scenario, jobs, pods, [])
+    assert summary["scenario"] == "two" and summary["unsupported"] == []
+    assert summary["scenario_metrics"]["fair_share"]["fairness_error"] == 0.5
+    assert summary["findings"] == ["the fairness error 0.500 is above fairness_error=0.1 (Jain's index 0.500)"]
+    unsupported = r.scenario_summary(scenario, jobs, pods, ["fair_share"])
+    assert unsupported["findings"] == [] and unsupported["unsupported"] == ["fair_share"]
