@@ -86,6 +86,7 @@ class CallbackModule(CallbackBase):
         self._phases = {}           # task uuid -> phase
         self._spans = {}            # host -> [(start, end, phase)]
         self._results_root = None
+        self._root_was_there = False
 
     def _phase(self, task):
         uuid = task._uuid
@@ -112,8 +113,11 @@ class CallbackModule(CallbackBase):
         self._spans.setdefault(host, []).append((started[0], self._clock(), started[1]))
         if task.action in SET_FACT:
             root = (result.result.get("ansible_facts") or {}).get(RESULTS_ROOT_FACT)
-            if isinstance(root, str) and root:
+            if isinstance(root, str) and root and root != self._results_root:
+                # A directory there before the run chose it belongs to an earlier run, which the play
+                # refuses to overwrite: nothing is written into it.
                 self._results_root = root
+                self._root_was_there = os.path.exists(root)
 
     def v2_runner_on_ok(self, result):
         self._finish(result)
@@ -133,7 +137,7 @@ class CallbackModule(CallbackBase):
 
     def _write(self, document):
         """Write phases.json into the run's results directory, if the run has one and it exists."""
-        if not self._results_root or not os.path.isdir(self._results_root):
+        if not self._results_root or self._root_was_there or not os.path.isdir(self._results_root):
             return
         path = os.path.join(self._results_root, PHASES_FILE)
         try:
