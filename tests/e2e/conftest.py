@@ -136,6 +136,16 @@ def audit_bindings(path):
     return created, bound
 
 
+def scheduler_results(bench_vars, scheduler):
+    """(directory, summary.json, env.json) of a scheduler's results on localhost in the run of ``bench_vars``."""
+    out = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost", scheduler)
+    with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
+        summary = json.load(handle)
+    with open(os.path.join(out, "env.json"), encoding="utf-8") as handle:
+        env = json.load(handle)
+    return out, summary, env
+
+
 @pytest.fixture
 def bench_vars(tmp_path):
     """Extra variables that keep a test's run apart from any other on this machine."""

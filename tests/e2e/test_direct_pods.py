@@ -8,7 +8,7 @@ import json
 import os
 from collections import Counter
 
-from conftest import kept_run, mirror_vars
+from conftest import kept_run, mirror_vars, scheduler_results
 from kubernetes import client, config
 
 NODES, JOBS, PODS_PER_JOB = 10, 20, 3
@@ -48,11 +48,7 @@ def test_direct_pods_are_bound_timed_and_recorded_without_a_job(tmp_path, bench_
         assert sorted(group["metadata"]["name"] for group in groups) == ["job-%05d" % i for i in range(JOBS)]
 
     for scheduler in SCHEDULERS:
-        out = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost", scheduler)
-        with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
-            summary = json.load(handle)
-        with open(os.path.join(out, "env.json"), encoding="utf-8") as handle:
-            env = json.load(handle)
+        out, summary, env = scheduler_results(bench_vars, scheduler)
         assert summary["complete"] is True, (scheduler, summary.get("reason"))
         assert summary["pods_bound"] == summary["pods_completed"] == JOBS * PODS_PER_JOB, scheduler
         assert summary["jobs_submitted"] == JOBS

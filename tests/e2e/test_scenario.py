@@ -8,7 +8,7 @@ import gzip
 import json
 import os
 
-from conftest import failure_text, mirror_vars, run_playbook
+from conftest import failure_text, mirror_vars, run_playbook, scheduler_results
 
 SCHEDULERS = ["default", "volcano"]
 # 2 nodes of 4 CPU: tenant a's 4 jobs of 2 pods and tenant b's 2 gangs of 4 pods ask for 16 CPU at once, twice the
@@ -71,11 +71,7 @@ def test_a_scenario_runs_in_each_schedulers_native_form(tmp_path, bench_vars):
     assert runner.rc == 0, failure_text(runner)
 
     for scheduler in SCHEDULERS:
-        out = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost", scheduler)
-        with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
-            summary = json.load(handle)
-        with open(os.path.join(out, "env.json"), encoding="utf-8") as handle:
-            env = json.load(handle)
+        out, summary, env = scheduler_results(bench_vars, scheduler)
         assert summary["complete"] is True, (scheduler, summary.get("reason"))
         metrics = summary["scenario_metrics"]
         # A pod preempted by the scheduler is replaced: every job ends up holding all its pods.
