@@ -165,12 +165,12 @@ def tenant_table(rows):
     return ["Host", "Scheduler", "Tenant", "Weight", "Share of allocated CPU", "Target share", "Job latency p50 (ms)"], table
 
 
-def _first(samples):
+def _middle(samples):
     return samples[(len(samples) - 1) // 2]
 
 
 def share_chart(host, scheduler, samples, file_name):
-    series = ((_first(samples).summary["scenario_metrics"].get("fair_share") or {}).get("series") or [])
+    series = ((_middle(samples).summary["scenario_metrics"].get("fair_share") or {}).get("series") or [])
     if not series:
         return None
     tenants = list(series[0]["shares"])
@@ -188,7 +188,7 @@ def cdf(values):
 
 
 def cdf_chart(rows, host, file_name, title, values_of):
-    from_host = [(scheduler, values_of(_first(samples))) for row_host, scheduler, _, samples in rows if row_host == host]
+    from_host = [(scheduler, values_of(_middle(samples))) for row_host, scheduler, _, samples in rows if row_host == host]
     series = {scheduler: cdf(values) for scheduler, values in from_host if any(value is not None for value in values)}
     if not series:
         return None
