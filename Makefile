@@ -31,8 +31,9 @@ teardown: setup
 	ansible-playbook playbooks/teardown.yml -i inventories/local $(ARGS)
 
 ## test: everything: lint, unit tests, end-to-end runs on the binary runtime, molecule scenarios
+## (tests/e2e beside the rest, two pytest sessions: hack/test.sh)
 test: setup docker base-image
-	$(VENV)/bin/python -m pytest tests $(PYTEST_ARGS)
+	VENV=$(VENV) hack/test.sh $(PYTEST_ARGS)
 
 test-unit: setup
 	$(VENV)/bin/python -m pytest tests/unit $(PYTEST_ARGS)
