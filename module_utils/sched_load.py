@@ -292,7 +292,8 @@ class LoadTest:
 
     # -- results ---------------------------------------------------------
     def measure(self):
-        """Per-pod records and job creation times, from the audit log if there is one."""
+        """Per-pod records, job creation and admission times (None: no admission step, or no audit log) and
+        the timing source, from the audit log if there is one."""
         audit_log = self.p["audit_log"]
         if audit_log:
             files = metrics.audit_log_files(audit_log)
@@ -307,16 +308,17 @@ class LoadTest:
                     if len(times.pod_created) >= wanted and len(times.pod_bound) >= self._bound_seen():
                         break
                     time.sleep(0.5)
-                return times.records(), times.job_created, "audit"
+                admitted = times.job_admitted if self.p["scheduler"] in capacity.ADMITTING_SCHEDULERS else None
+                return times.records(), times.job_created, admitted, "audit"
         records = self.watch.records() if self.watch else []
-        return records, {}, "watch"
+        return records, {}, None, "watch"
 
     def _bound_seen(self):
         return self.watch.counts().bound if self.watch else 0
 
     def write_results(self, complete, reason):
         analysis_start = time.monotonic()
-        records, job_times, source = self.measure()
+        records, job_times, job_admitted, source = self.measure()
         window = (self.submit_end - self.submit_start) if self.submit_end and self.submit_start else None
         summary, timeline = metrics.summarize(records, list(job_times.values()), self.pods_total(), window,
                                               self.jobs_submitted)
@@ -357,7 +359,7 @@ class LoadTest:
         self.phases["analysis"] = round(time.monotonic() - analysis_start, 3)
         pod_fields, pod_rows, more = metrics.POD_FIELDS, metrics.pod_rows(records), {}
         if self.scenario:
-            jobs = scenario_records.job_records(self.submitted, job_times, records)
+            jobs = scenario_records.job_records(self.submitted, job_times, records, job_admitted)
             pods = scenario_records.pod_records(records)
             summary.update(scenario_records.scenario_summary(
                 self.scenario, jobs, pods, workloads.unsupported(

@@ -78,11 +78,27 @@ def files_size(paths):
     return total
 
 
+# A job's admission, as the audit log shows it: Kueue unsuspends the Job (an update of the Job itself, not of
+# its status, with spec.suspend false); Volcano's scheduler moves the job's PodGroup to Inqueue (or past it).
+ADMITTED_PODGROUP_PHASES = ("Inqueue", "Running")
+
+
+def _may_matter(line):
+    """Whether an audit line may count for AuditTimes.add: a cheap test before parsing it."""
+    if '"verb":"create"' in line or '"verb":"delete"' in line:
+        return True
+    if '"verb":"update"' not in line and '"verb":"patch"' not in line:
+        return False
+    if '"resource":"jobs"' in line:
+        return '"suspend":false' in line
+    return '"resource":"podgroups"' in line and any('"phase":"%s"' % phase in line for phase in ADMITTED_PODGROUP_PHASES)
+
+
 def read_audit_events(paths, namespace):
     """Yield parsed audit events of one namespace from the given files, in file order.
 
-    Only creations and deletions count (AuditTimes.add): cheap substring tests skip other verbs and
-    other namespaces before JSON parsing, which is most of a large log (kwok's status
+    Only creations, deletions and admissions count (AuditTimes.add): cheap substring tests skip other
+    verbs and other namespaces before JSON parsing, which is most of a large log (kwok's status
     updates, the controllers' patches). Lines that are not JSON (one cut short by a
     crash, say) are skipped. One line at a time: the log is never held whole.
     """
@@ -90,7 +106,7 @@ def read_audit_events(paths, namespace):
     for path in paths:
         with open(path, "r", encoding="utf-8", errors="replace") as handle:
             for line in handle:
-                if ('"verb":"create"' not in line and '"verb":"delete"' not in line) or needle not in line:
+                if needle not in line or not _may_matter(line):
                     continue
                 try:
                     yield json.loads(line)
@@ -99,7 +115,8 @@ def read_audit_events(paths, namespace):
 
 
 class AuditTimes:
-    """Collects, per pod, when it was created, first bound and first deleted, from audit events."""
+    """Collects, per pod, when it was created, first bound and first deleted, and per job when it was created
+    and first admitted, from audit events."""
 
     def __init__(self, namespace):
         self.namespace = namespace
@@ -109,11 +126,12 @@ class AuditTimes:
         self.pod_node = {}        # pod name -> node name
         self.job_created = {}     # job name -> us
         self.pod_ended = {}       # pod name -> us (first deletion: preempted, evicted or removed with its job)
+        self.job_admitted = {}    # job name -> us (first admission: Kueue's unsuspension, Volcano's Inqueue)
         self.events_seen = 0
 
     def add(self, event):
         """Take one audit event (a dict) into account."""
-        if event.get("stage") != "ResponseComplete" or event.get("verb") not in ("create", "delete"):
+        if event.get("stage") != "ResponseComplete" or event.get("verb") not in ("create", "delete", "update", "patch"):
             return
         ref = event.get("objectRef") or {}
         if ref.get("namespace") != self.namespace:
@@ -125,7 +143,9 @@ class AuditTimes:
         when = parse_time_us(event["stageTimestamp"])
         resource = ref.get("resource")
         subresource = ref.get("subresource", "")
-        if event["verb"] == "delete":
+        if event["verb"] in ("update", "patch"):
+            self._admission(ref, event.get("requestObject") or {}, when)
+        elif event["verb"] == "delete":
             if resource == "pods" and not subresource and ref.get("name"):
                 self.pod_ended.setdefault(ref["name"], when)
         elif resource == "pods" and subresource == "binding":
@@ -145,6 +165,20 @@ class AuditTimes:
             name = meta.get("name") or ref.get("name")
             if name:
                 self.job_created.setdefault(name, when)
+
+    def _admission(self, ref, sent, when):
+        """An update or patch that admits a job: of a Job, the one that sets spec.suspend false; of a Volcano
+        PodGroup (its job is its owner; one the load test made has the job's name), the first that puts it in an
+        admitted phase."""
+        resource = ref.get("resource")
+        if resource == "jobs" and not ref.get("subresource"):
+            if (sent.get("spec") or {}).get("suspend") is False and ref.get("name"):
+                self.job_admitted.setdefault(ref["name"], when)
+        elif resource == "podgroups" and ref.get("apiGroup") == "scheduling.volcano.sh":
+            if (sent.get("status") or {}).get("phase") in ADMITTED_PODGROUP_PHASES:
+                job = job_of(sent.get("metadata") or {}) or ref.get("name")
+                if job:
+                    self.job_admitted.setdefault(job, when)
 
     def records(self):
         """Return one record per created pod, sorted by creation time."""

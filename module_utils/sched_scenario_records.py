@@ -17,25 +17,28 @@ except ImportError:  # imported from the project's own tools and tests, outside 
     from sched_scenario_metrics import milestones, pods_of, scenario_metrics
 
 # jobs.csv: one row per submitted job; times are the API server's (RFC 3339), empty when not reached or, for
-# admitted, when the scheduler has no admission step (or it is not read yet).
+# admitted, when the scheduler has no admission step (or the run was timed from the watch).
 JOB_FIELDS = ["job", "group", "tenant", "priority", "gang", "pods", "arrival_s", "created", "admitted",
               "first_pod_created", "first_bound", "all_bound", "all_bound_ms"]
 # pods.csv of a scenario: the burst's columns and the pod's job's tenant and priority.
 SCENARIO_POD_FIELDS = POD_FIELDS + ["tenant", "priority"]
 
 
-def job_records(jobs, job_created, pods):
+def job_records(jobs, job_created, pods, job_admitted=None):
     """The scenario's submitted ``jobs`` with ``created_us`` and ``admitted_us`` for sched_scenario_metrics.
 
     ``job_created``: job name -> creation (us) from the audit log; a job without one (pods created directly, or
-    timed from the watch) was created with its first pod. Admission is not read yet: None.
+    timed from the watch) was created with its first pod. ``job_admitted``: job name -> first admission (us) from
+    the audit log (sched_metrics.AuditTimes); None where the scheduler has no admission step or the run was timed
+    from the watch, and then every admitted_us is None.
     """
     first_pod = {}
     for pod in pods:
         if pod["job"] not in first_pod or pod["created_us"] < first_pod[pod["job"]]:
             first_pod[pod["job"]] = pod["created_us"]
-    return [dict(job, created_us=job_created.get(job["name"], first_pod.get(job["name"])), admitted_us=None)
-            for job in jobs]
+    admitted = job_admitted or {}
+    return [dict(job, created_us=job_created.get(job["name"], first_pod.get(job["name"])),
+                 admitted_us=admitted.get(job["name"])) for job in jobs]
 
 
 def pod_records(records):

@@ -89,6 +89,14 @@ def test_a_scenario_runs_in_each_schedulers_native_form(tmp_path, bench_vars):
         assert {row["job"]: (row["tenant"], row["priority"], row["gang"], int(row["pods"])) for row in jobs} == JOBS
         assert all(row["created"] <= row["first_pod_created"] <= row["first_bound"] <= row["all_bound"]
                    for row in jobs), jobs
+        if scheduler == "volcano":
+            # Volcano admits a job when its PodGroup is Inqueue; only then does its controller make the pods.
+            assert all(row["created"] <= row["admitted"] <= row["first_pod_created"] for row in jobs), jobs
+            assert metrics["breakdown"]["admitted_ms"]["max"] >= 0
+        else:
+            # kube-scheduler has no admission step: n/a, not zero.
+            assert all(row["admitted"] == "" for row in jobs), jobs
+            assert metrics["breakdown"]["admitted_ms"]["max"] is None
         pods = read_csv(os.path.join(out, "pods.csv"))
         assert len(pods) == PODS + preempted and all(row["bound"] for row in pods)
         assert {(row["job"], row["tenant"], row["priority"]) for row in pods} == {
@@ -154,6 +162,9 @@ def test_kueue_admits_a_scenarios_tenants_from_their_cohort_queues(tmp_path, ben
     assert 0 <= metrics["fair_share"]["fairness_error"] <= 1
     jobs = read_csv(os.path.join(out, "jobs.csv"))
     assert {row["job"]: (row["tenant"], row["priority"], row["gang"], int(row["pods"])) for row in jobs} == JOBS
+    # Kueue admits a job when it unsuspends it; only then does the job controller make the pods.
+    assert all(row["created"] <= row["admitted"] <= row["first_pod_created"] for row in jobs), jobs
+    assert metrics["breakdown"]["admitted_ms"]["max"] >= 0
     assert cluster_creations(os.path.join(out, "audit.log.gz")) == {
         ("workloadpriorityclasses", "sched-bench-priority-0"), ("workloadpriorityclasses", "sched-bench-priority-1000"),
         ("clusterqueues", "sched-bench-team-a"), ("clusterqueues", "sched-bench-team-b"),

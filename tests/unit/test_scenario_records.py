@@ -25,6 +25,16 @@ def test_a_job_is_created_when_the_audit_log_says_or_with_its_first_pod():
     assert all(p["ended_us"] is None for p in r.pod_records(pods))
 
 
+def test_a_job_is_admitted_when_the_audit_log_says_and_never_without_an_admission_step():
+    pods = [pod("x-00000", 0, 0.5, 1.0)]
+    specs = [job("x-00000"), job("y-00000")]
+    jobs = r.job_records(specs, {"x-00000": T0}, pods, {"x-00000": T0 + 300_000, "z-00000": T0})
+    assert [j["admitted_us"] for j in jobs] == [T0 + 300_000, None]
+    (x, _) = r.job_rows(jobs, r.pod_records(pods))
+    assert x["admitted"] == "2027-01-15T08:00:00.300000Z"
+    assert [j["admitted_us"] for j in r.job_records(specs, {"x-00000": T0}, pods, None)] == [None, None]
+
+
 def test_jobs_csv_has_each_milestone_and_the_time_to_all_bound():
     pods = r.pod_records([pod("x-00000", 0, 0.5, 1.0), pod("x-00000", 1, 0.5, 2.25), pod("y-00000", 0, 3.0, None)])
     jobs = r.job_records([job("x-00000", gang=True), job("y-00000", tenant="b", priority=5)], {"x-00000": T0}, pods)

@@ -307,3 +307,57 @@ def test_the_analysis_memory_follows_the_pods_not_the_size_of_the_log(tmp_path):
     assert small_rows == large_rows and len(small_rows) == 300
     # Holding the large log (or its parsed events) would cost its whole size, over 20 MB.
     assert large_peak < 2 * small_peak, (small_peak, large_peak, large.stat().st_size)
+
+
+def admission_event(verb, resource, ts, name, sent, group="batch", sub=None, code=200):
+    """An update or patch as the audit policy logs it: the object (or patch) sent, with managedFields that name a
+    status subresource, as the API server's own objects carry."""
+    ref = {"resource": resource, "namespace": NS, "name": name, "apiGroup": group, "apiVersion": "v1"}
+    if sub:
+        ref["subresource"] = sub
+    sent = dict(sent, metadata=dict(sent.get("metadata", {}), managedFields=[{"manager": "m", "subresource": "status"}]))
+    return {"kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": "RequestResponse", "stage": "ResponseComplete",
+            "verb": verb, "objectRef": ref, "responseStatus": {"code": code}, "requestObject": sent,
+            "requestReceivedTimestamp": ts, "stageTimestamp": ts}
+
+
+def admitted_after_reading(tmp_path, events):
+    write_log(tmp_path / "audit.log", events)
+    times = m.AuditTimes(NS)
+    for ev in m.read_audit_events(m.audit_log_files(str(tmp_path / "audit.log")), NS):
+        times.add(ev)
+    return {job: m.format_time_us(us) for job, us in times.job_admitted.items()}
+
+
+def test_kueue_admits_a_job_when_it_unsuspends_it(tmp_path):
+    """The first patch or update of the Job itself with spec.suspend false; not a re-suspension, not a refused
+    patch, not a later re-admission after preemption."""
+    assert admitted_after_reading(tmp_path, [
+        admission_event("patch", "jobs", "2026-01-01T00:00:01Z", "job-1", {"spec": {"suspend": True}}),
+        admission_event("patch", "jobs", "2026-01-01T00:00:02Z", "job-1", {"spec": {"suspend": False}}, code=409),
+        admission_event("patch", "jobs", "2026-01-01T00:00:03Z", "job-1", {"spec": {"suspend": False}}),
+        admission_event("patch", "jobs", "2026-01-01T00:00:04Z", "job-1", {"spec": {"suspend": True}}),
+        admission_event("update", "jobs", "2026-01-01T00:00:05Z", "job-1", {"spec": {"suspend": False}}),
+        admission_event("update", "jobs", "2026-01-01T00:00:06Z", "job-2", {"spec": {"suspend": False}}),
+        # The job controller's status updates do not admit.
+        admission_event("update", "jobs", "2026-01-01T00:00:00Z", "job-3", {"spec": {"suspend": False}}, sub="status"),
+    ]) == {"job-1": "2026-01-01T00:00:03.000000Z", "job-2": "2026-01-01T00:00:06.000000Z"}
+
+
+def test_volcano_admits_a_job_when_its_podgroup_is_inqueue(tmp_path):
+    """Volcano's scheduler updates the job's PodGroup (owned by the vcjob) from Pending to Inqueue, then Running; a
+    PodGroup the load test made (bench_pod_creation direct) has no owner and the job's name."""
+    owned = {"ownerReferences": [{"kind": "Job", "name": "job-1"}]}
+    assert admitted_after_reading(tmp_path, [
+        admission_event("update", "podgroups", "2026-01-01T00:00:01Z", "job-1-uid",
+                        {"metadata": owned, "status": {"phase": "Pending"}}, group="scheduling.volcano.sh"),
+        admission_event("update", "podgroups", "2026-01-01T00:00:02Z", "job-1-uid",
+                        {"metadata": owned, "status": {"phase": "Inqueue"}}, group="scheduling.volcano.sh"),
+        admission_event("update", "podgroups", "2026-01-01T00:00:03Z", "job-1-uid",
+                        {"metadata": owned, "status": {"phase": "Running"}}, group="scheduling.volcano.sh"),
+        admission_event("update", "podgroups", "2026-01-01T00:00:04Z", "job-2",
+                        {"status": {"phase": "Running"}}, group="scheduling.volcano.sh"),
+        # coscheduling's PodGroups are not an admission.
+        admission_event("update", "podgroups", "2026-01-01T00:00:05Z", "job-3",
+                        {"status": {"phase": "Running"}}, group="scheduling.x-k8s.io"),
+    ]) == {"job-1": "2026-01-01T00:00:02.000000Z", "job-2": "2026-01-01T00:00:04.000000Z"}
