@@ -418,10 +418,16 @@ def _integer_weights(tenants):
     return {name: max(1, int(round(weight * 100 / smallest))) for name, weight in tenants.items()}
 
 
+def _quantity(number):
+    """A weight as a Kubernetes quantity: 2 -> "2", 1.5 -> "1.5"."""
+    return str(int(number)) if float(number).is_integer() else repr(float(number))
+
+
 def _kueue_objects(scenario, jobs, target, capability, labels):
     """Kueue's form: a WorkloadPriorityClass per priority value, and per tenant a ClusterQueue in one cohort whose
-    nominal quota is its weight's part of ``capability`` (it may borrow the rest from the cohort; a queue reclaims
-    its own quota from borrowers, and within a queue a higher priority preempts a lower one) and a LocalQueue."""
+    nominal quota is its weight's part of ``capability`` and whose fair-sharing weight is its weight (it may borrow
+    the rest from the cohort, shared by weight: fairSharing is on in Kueue's configuration; a queue reclaims its own
+    quota from borrowers, and within a queue a higher priority preempts a lower one) and a LocalQueue."""
     out = [("kueue-priorityclass", {
         "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "WorkloadPriorityClass",
         "metadata": {"name": priority_class_name(value), "labels": dict(labels)}, "value": value,
@@ -434,7 +440,7 @@ def _kueue_objects(scenario, jobs, target, capability, labels):
             "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue",
             "metadata": {"name": name, "labels": dict(labels)},
             "spec": {
-                "cohort": KUEUE_COHORT, "namespaceSelector": {},
+                "cohort": KUEUE_COHORT, "namespaceSelector": {}, "fairSharing": {"weight": _quantity(weight)},
                 "preemption": {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"},
                 "resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": [{"name": KUEUE_FLAVOR, "resources": [
                     {"name": "cpu", "nominalQuota": format_cpu(millicores(capability["cpu"]) * weight / total)},

@@ -331,5 +331,7 @@ def test_kueue_gives_each_tenant_a_cohort_queue_with_its_weights_part_and_a_prio
     assert quotas == {"sched-bench-team-a": [{"name": "cpu", "nominalQuota": "3"}, {"name": "memory", "nominalQuota": "1Gi"}],
                       "sched-bench-team-b": [{"name": "cpu", "nominalQuota": "6"}, {"name": "memory", "nominalQuota": "2Gi"}]}
     assert {body["spec"]["cohort"] for api, body in objects if api == "kueue-clusterqueue"} == {"sched-bench"}
+    assert {body["metadata"]["name"]: body["spec"]["fairSharing"] for api, body in objects
+            if api == "kueue-clusterqueue"} == {"sched-bench-team-a": {"weight": "1"}, "sched-bench-team-b": {"weight": "2"}}
     local = dict(objects)["kueue-localqueue"]
     assert (local["metadata"]["namespace"], local["spec"]["clusterQueue"]) == ("sched-bench", "sched-bench-team-b")
