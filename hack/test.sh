@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# `make test`: the whole suite as two pytest sessions side by side.
-#   - tests/e2e: the binary runtime on this machine (processes, mostly CPU);
-#   - tests/unit, tests/lint, then tests/molecule: systemd containers under Docker, mostly
-#     waiting on apt and container starts. They share no port, workspace or container with the
-#     e2e runs (each e2e run has its own workspace and ports; molecule's hosts are containers).
+# `make test`: the whole suite as two pytest sessions side by side, of about the same length.
+#   - tests/e2e: the binary runtime on this machine (processes, mostly CPU), but for
+#   - tests/unit, tests/lint, the e2e files in SIDE_E2E, then tests/molecule: systemd containers
+#     under Docker, mostly waiting on apt and container starts.
+# They share no port, workspace or container: each e2e run has its own workspace and ports, and
+# molecule's hosts are containers.
 # One session's output is printed as it runs, the other's when it ends; the exit code is
 # non-zero when either fails (pytest's 5, "no tests collected", included). Arguments go to
 # both sessions (e.g. --durations=30).
@@ -11,26 +12,33 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 python=${VENV:-.venv}/bin/python
 
+SIDE_E2E="tests/e2e/test_security.py tests/e2e/test_spine.py tests/e2e/test_two_runs.py tests/e2e/test_unknown_vars.py"
+
 side_log=$(mktemp -t sched-bench-test-side.XXXXXX.log)
 # Each session its own temporary root: pytest prunes old numbered directories under its root
 # and would otherwise race with the other session.
 side_tmp=$(mktemp -d -t sched-bench-pytest-side.XXXXXX)
 
-PYTEST_DEBUG_TEMPROOT=$side_tmp "$python" -m pytest tests/unit tests/lint tests/molecule \
+# shellcheck disable=SC2086 # SIDE_E2E is a list of paths
+PYTEST_DEBUG_TEMPROOT=$side_tmp "$python" -m pytest tests/unit tests/lint $SIDE_E2E tests/molecule \
   -p no:cacheprovider "$@" >"$side_log" 2>&1 &
 side_pid=$!
 trap 'kill "$side_pid" 2>/dev/null; wait "$side_pid" 2>/dev/null' INT TERM
 
-"$python" -m pytest tests/e2e "$@"
+ignored=()
+for path in $SIDE_E2E; do
+  ignored+=("--ignore=$path")
+done
+"$python" -m pytest tests/e2e "${ignored[@]}" "$@"
 e2e_rc=$?
 
-echo "== make test: waiting for tests/unit, tests/lint and tests/molecule (run beside tests/e2e) =="
+echo "== make test: waiting for tests/unit, tests/lint, $SIDE_E2E and tests/molecule (run beside tests/e2e) =="
 wait "$side_pid"
 side_rc=$?
 cat "$side_log"
 rm -rf "$side_log" "$side_tmp"
 
-echo "== make test: tests/e2e exited $e2e_rc; tests/unit, tests/lint and tests/molecule exited $side_rc =="
+echo "== make test: tests/e2e exited $e2e_rc; the other session exited $side_rc =="
 if [ "$e2e_rc" -ne 0 ] || [ "$side_rc" -ne 0 ]; then
   exit 1
 fi
