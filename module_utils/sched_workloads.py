@@ -357,11 +357,11 @@ def workload(index, target, work, job=None):
 # PriorityClass (kube-scheduler's preemption); Kueue a ClusterQueue per tenant in one cohort with a nominal quota by
 # weight, a LocalQueue for it and a WorkloadPriorityClass (it admits whole Jobs by quota, but without
 # waitForPodsReady it does not place them all or nothing: no gang). YuniKorn (v1.6, its defaults otherwise): a queue
-# per tenant under root with its weight's part of the queues' capability as guaranteed resources and the capability as
-# max (yunikorn_queues, in its yunikorn-configs at deploy time), a task group per gang job (placeholders reserve the
+# per tenant under root guaranteed its weight's part of the queues' CPU, with the queues' capability as max
+# (yunikorn_queues, in its yunikorn-configs at deploy time), a task group per gang job (placeholders reserve the
 # whole gang first) and a PriorityClass: it orders a queue's applications by priority, but preempts only across
-# queues (a pod waiting preemption.delay, 30 s, in a queue below its guaranteed resources, victims of equal or lower
-# priority in queues above theirs); within one queue, as with a single tenant, a high priority never preempts.
+# queues (a pod waiting preemption.delay, 30 s, in a queue below its guarantee, victims of equal or lower priority in
+# queues above theirs); within one queue, as with a single tenant, a high priority never preempts.
 NATIVE_FEATURES = {
     "default": ("priority",),
     "volcano": ("gang", "fair_share", "priority"),
@@ -482,14 +482,18 @@ def tenant_quotas(tenants, capability):
 
 def yunikorn_queues(scenario, capability):
     """The queues a scenario adds under YuniKorn's root (its queues.yaml, at deploy time): per tenant, in name order,
-    its tenant queue with its weight's part of ``capability`` guaranteed (tenant_quotas) and ``capability`` as its
-    max. None (the burst) adds none."""
+    its tenant queue with its weight's part of ``capability``'s CPU guaranteed (tenant_quotas) and ``capability`` as
+    its max. None (the burst) adds none.
+
+    Only the CPU is guaranteed, the resource a scenario's tenants divide: yunikorn-core v1.6 takes preemption victims
+    only from a queue over its guarantee in every guaranteed resource, so a memory guarantee that CPU-bound pods never
+    exceed would keep it from ever preempting (measured: docs/scenarios.md)."""
     if not scenario:
         return []
     quotas = tenant_quotas(scenario["tenants"], capability)
     limit = {"vcore": str(capability["cpu"]), "memory": str(capability["memory"])}
     return [{"name": volcano_queue_name(tenant), "submitacl": "*", "resources": {
-        "guaranteed": {"vcore": quotas[tenant]["cpu"], "memory": quotas[tenant]["memory"]}, "max": dict(limit)}}
+        "guaranteed": {"vcore": quotas[tenant]["cpu"]}, "max": dict(limit)}}
         for tenant in sorted(quotas)]
 
 
