@@ -473,7 +473,7 @@ def _integer_weights(tenants):
 
 def tenant_quotas(tenants, capability):
     """Each tenant's weight's part of ``capability`` ({cpu, memory} quantities): {tenant: {"cpu": q, "memory": q}},
-    Kueue's nominal quota and YuniKorn's guaranteed resources."""
+    Kueue's nominal quota; its CPU is YuniKorn's guaranteed vcore."""
     total = sum(tenants.values())
     return {tenant: {"cpu": format_cpu(millicores(capability["cpu"]) * weight / total),
                      "memory": format_memory(size_bytes(capability["memory"]) * weight / total)}
