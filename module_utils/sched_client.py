@@ -23,10 +23,10 @@ Apis = namedtuple("Apis", "core batch custom")
 
 try:
     from ansible.module_utils.sched_metrics import job_of
-    from ansible.module_utils.sched_workloads import CUSTOM_APIS
+    from ansible.module_utils.sched_workloads import CUSTOM_APIS, is_yunikorn_placeholder
 except ImportError:  # run outside Ansible (hack/bench_loadgen.py)
     from sched_metrics import job_of
-    from sched_workloads import CUSTOM_APIS
+    from sched_workloads import CUSTOM_APIS, is_yunikorn_placeholder
 
 
 class RateLimiter:
@@ -198,7 +198,7 @@ class PodWatch(threading.Thread):
     def _note(self, pod, deleted=False):
         meta = pod.get("metadata") or {}
         name = meta.get("name")
-        if not name:
+        if not name or is_yunikorn_placeholder(meta):    # the scheduler's stand-in, not a pod of a job
             return
         now = int(self.clock() * 1_000_000)
         spec = pod.get("spec") or {}

@@ -17,9 +17,9 @@ import os
 import re
 
 try:
-    from ansible.module_utils.sched_workloads import JOB_LABEL
+    from ansible.module_utils.sched_workloads import JOB_LABEL, is_yunikorn_placeholder
 except ImportError:  # imported from the project's own tools and tests, outside Ansible
-    from sched_workloads import JOB_LABEL
+    from sched_workloads import JOB_LABEL, is_yunikorn_placeholder
 
 US = 1_000_000
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
@@ -127,6 +127,7 @@ class AuditTimes:
         self.job_created = {}     # job name -> us
         self.pod_ended = {}       # pod name -> us (first deletion: preempted, evicted or removed with its job)
         self.job_admitted = {}    # job name -> us (first admission: Kueue's unsuspension, Volcano's Inqueue)
+        self.placeholders = set()  # YuniKorn's placeholder pods (the scheduler's stand-ins, no job's): left out
         self.events_seen = 0
 
     def add(self, event):
@@ -143,6 +144,8 @@ class AuditTimes:
         when = parse_time_us(event["stageTimestamp"])
         resource = ref.get("resource")
         subresource = ref.get("subresource", "")
+        if resource == "pods" and ref.get("name") in self.placeholders:
+            return
         if event["verb"] in ("update", "patch"):
             self._admission(ref, event.get("requestObject") or {}, when)
         elif event["verb"] == "delete":
@@ -157,7 +160,9 @@ class AuditTimes:
         elif resource == "pods" and not subresource:
             meta = (event.get("responseObject") or {}).get("metadata") or {}
             name = meta.get("name") or ref.get("name")
-            if name:
+            if name and is_yunikorn_placeholder(meta):
+                self.placeholders.add(name)
+            elif name:
                 self.pod_created.setdefault(name, when)
                 self.pod_job.setdefault(name, job_of(meta))
         elif resource == "jobs" and not subresource:

@@ -10,6 +10,7 @@ scheduler gets the job kind it is benchmarked with, or, with pod_creation
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections import namedtuple
 
@@ -51,6 +52,17 @@ KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
 KUEUE_LOCAL_QUEUE = "default-local-queue"
 VOLCANO_QUEUE = "test-queue"
 YUNIKORN_QUEUE = "root.sandbox"
+# YuniKorn's gangs (yunikorn-k8shim v1.6 pkg/common/constants): a pod's task group, the application's task groups
+# (on each pod, the first one seen defines them) and its scheduling parameters; the shim creates a placeholder pod
+# per member, annotated as such, and swaps each for a real pod.
+YUNIKORN_TASK_GROUP_NAME = "yunikorn.apache.org/task-group-name"
+YUNIKORN_TASK_GROUPS = "yunikorn.apache.org/task-groups"
+YUNIKORN_POLICY_PARAMETERS = "yunikorn.apache.org/schedulingPolicyParameters"
+YUNIKORN_PLACEHOLDER_ANNOTATIONS = ("internal.yunikorn.apache.org/placeholder", "yunikorn.apache.org/placeholder")
+# The one task group of a gang job: all its pods, alike.
+YUNIKORN_GANG_TASK_GROUP = "gang"
+# Hard: a gang whose placeholders are not all placed in time fails instead of falling back to pod-by-pod placement.
+YUNIKORN_GANG_STYLE = "gangSchedulingStyle=Hard"
 # scheduler-plugins installed "as a second scheduler": its profile's name and the PodGroup label.
 COSCHEDULING_SCHEDULER_NAME = "scheduler-plugins-scheduler"
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
@@ -260,9 +272,12 @@ def _scheduler_pod_template(name, target, work, native):
         # Kueue's priority is the Job's WorkloadPriorityClass label; its pods keep the default priority.
         return _pod_template(target, work, priority_class=priority_class if scheduler == "default" else None)
     if scheduler == "yunikorn":
-        # One YuniKorn application per job.
-        return _pod_template(target, work, scheduler_name="yunikorn",
-                             extra_labels={"applicationId": "%s-%s" % (target.namespace, name), "queue": YUNIKORN_QUEUE})
+        # One YuniKorn application per job, in its tenant's queue; a gang job's pods form one task group.
+        template = _pod_template(target, work, scheduler_name="yunikorn", priority_class=priority_class,
+                                 extra_labels={"applicationId": "%s-%s" % (target.namespace, name), "queue": native.queue})
+        if native.gang:
+            template["metadata"]["annotations"].update(yunikorn_gang_annotations(template["spec"], native.min_member))
+        return template
     if scheduler == "coscheduling":
         return _pod_template(target, work, scheduler_name=COSCHEDULING_SCHEDULER_NAME,
                              extra_labels={POD_GROUP_LABEL: name}, priority_class=priority_class)
@@ -341,22 +356,28 @@ def workload(index, target, work, job=None):
 # Queue per tenant with its weight, minAvailable and a PriorityClass; coscheduling a PodGroup per job and a
 # PriorityClass (kube-scheduler's preemption); Kueue a ClusterQueue per tenant in one cohort with a nominal quota by
 # weight, a LocalQueue for it and a WorkloadPriorityClass (it admits whole Jobs by quota, but without
-# waitForPodsReady it does not place them all or nothing: no gang). YuniKorn: nothing yet, its one queue.
+# waitForPodsReady it does not place them all or nothing: no gang). YuniKorn (v1.6, its defaults otherwise): a queue
+# per tenant under root guaranteed its weight's part of the queues' CPU, with the queues' capability as max
+# (yunikorn_queues, in its yunikorn-configs at deploy time), a task group per gang job (placeholders reserve the
+# whole gang first) and a PriorityClass: it orders a queue's applications by priority, but preempts only across
+# queues (a pod waiting preemption.delay, 30 s, in a queue below its guarantee, victims of equal or lower priority in
+# queues above theirs); within one queue, as with a single tenant, a high priority never preempts.
 NATIVE_FEATURES = {
     "default": ("priority",),
     "volcano": ("gang", "fair_share", "priority"),
     "coscheduling": ("gang", "priority"),
     "kueue": ("fair_share", "priority"),
-    "yunikorn": (),
+    "yunikorn": ("gang", "fair_share", "priority"),
 }
 KUEUE_COHORT = "sched-bench"
 KUEUE_FLAVOR = "default"
 PRIORITY_CLASS_PREFIX = "sched-bench-priority-"
 VOLCANO_TENANT_QUEUE_PREFIX = "sched-bench-"
 
-# A job's native form: its pods' PriorityClass (None: none), its Volcano queue, and how many of its pods must be
-# placed together (Volcano's minAvailable/minMember, coscheduling's minMember).
-Native = namedtuple("Native", "priority_class queue min_member")
+# A job's native form: its pods' PriorityClass (None: none), its queue (Volcano's Queue, Kueue's LocalQueue,
+# YuniKorn's queue path), how many of its pods must be placed together (Volcano's minAvailable/minMember,
+# coscheduling's minMember), and whether it is a scenario's gang the scheduler places whole (YuniKorn's task group).
+Native = namedtuple("Native", "priority_class queue min_member gang")
 
 
 def scenario_features(scenario, jobs):
@@ -392,16 +413,48 @@ def job_work(job, work):
                 pod_memory=format_memory(job["pod_memory_bytes"]), pod_duration=job["pod_duration"])
 
 
+def yunikorn_queue_path(tenant):
+    """A tenant's YuniKorn queue: the tenants' queue name (volcano_queue_name) under root."""
+    return "root." + volcano_queue_name(tenant)
+
+
+def _one_queue(scheduler):
+    return {"kueue": KUEUE_LOCAL_QUEUE, "yunikorn": YUNIKORN_QUEUE}.get(scheduler, VOLCANO_QUEUE)
+
+
+def _tenant_queue(scheduler, tenant):
+    return yunikorn_queue_path(tenant) if scheduler == "yunikorn" else volcano_queue_name(tenant)
+
+
 def scenario_native(job, scheduler, work):
     """The Native form of a job for a scheduler; without a scenario job, the burst's (no priority, the one queue,
-    every job a gang where the scheduler gangs). A job that is no gang needs one pod placed to start."""
+    every job a gang where the scheduler gangs by a count, no task group). A job that is no gang needs one pod placed
+    to start."""
     if job is None:
-        return Native(None, VOLCANO_QUEUE, work["pods_per_job"])
+        return Native(None, _one_queue(scheduler), work["pods_per_job"], False)
     features = NATIVE_FEATURES[scheduler]
-    one_queue = KUEUE_LOCAL_QUEUE if scheduler == "kueue" else VOLCANO_QUEUE
     return Native(priority_class_name(job["priority"]) if "priority" in features else None,
-                  volcano_queue_name(job["tenant"]) if "fair_share" in features else one_queue,
-                  job["pods_per_job"] if job["gang"] else 1)
+                  _tenant_queue(scheduler, job["tenant"]) if "fair_share" in features else _one_queue(scheduler),
+                  job["pods_per_job"] if job["gang"] else 1,
+                  bool(job["gang"]) and "gang" in features)
+
+
+def yunikorn_gang_annotations(spec, members):
+    """The annotations that make a job's pods (of pod ``spec``) one YuniKorn task group of ``members`` pods: the
+    shim reserves room for all of them with placeholder pods (each of the pod's requests, on the nodes the pod may
+    use: its node affinity and tolerations) before it places any, and swaps each placeholder for a real pod."""
+    group = {"name": YUNIKORN_GANG_TASK_GROUP, "minMember": members,
+             "minResource": dict(spec["containers"][0]["resources"]["requests"]),
+             "affinity": copy.deepcopy(spec["affinity"]), "tolerations": copy.deepcopy(spec["tolerations"])}
+    return {YUNIKORN_TASK_GROUP_NAME: YUNIKORN_GANG_TASK_GROUP,
+            YUNIKORN_TASK_GROUPS: json.dumps([group], sort_keys=True, separators=(",", ":")),
+            YUNIKORN_POLICY_PARAMETERS: YUNIKORN_GANG_STYLE}
+
+
+def is_yunikorn_placeholder(meta):
+    """Whether pod metadata is a YuniKorn placeholder's (the shim's, not a job's pod)."""
+    annotations = meta.get("annotations") or {}
+    return any(annotations.get(key) == "true" for key in YUNIKORN_PLACEHOLDER_ANNOTATIONS)
 
 
 def _priority_field(native):
@@ -423,6 +476,32 @@ def _quantity(number):
     return str(int(number)) if float(number).is_integer() else repr(float(number))
 
 
+def tenant_quotas(tenants, capability):
+    """Each tenant's weight's part of ``capability`` ({cpu, memory} quantities): {tenant: {"cpu": q, "memory": q}},
+    Kueue's nominal quota; its CPU is YuniKorn's guaranteed vcore."""
+    total = sum(tenants.values())
+    return {tenant: {"cpu": format_cpu(millicores(capability["cpu"]) * weight / total),
+                     "memory": format_memory(size_bytes(capability["memory"]) * weight / total)}
+            for tenant, weight in tenants.items()}
+
+
+def yunikorn_queues(scenario, capability):
+    """The queues a scenario adds under YuniKorn's root (its queues.yaml, at deploy time): per tenant, in name order,
+    its tenant queue with its weight's part of ``capability``'s CPU guaranteed (tenant_quotas) and ``capability`` as
+    its max. None (the burst) adds none.
+
+    Only the CPU is guaranteed, the resource a scenario's tenants divide: yunikorn-core v1.6 takes preemption victims
+    only from a queue over its guarantee in every guaranteed resource, so a memory guarantee that CPU-bound pods never
+    exceed would keep it from ever preempting (measured: docs/scenarios.md)."""
+    if not scenario:
+        return []
+    quotas = tenant_quotas(scenario["tenants"], capability)
+    limit = {"vcore": str(capability["cpu"]), "memory": str(capability["memory"])}
+    return [{"name": volcano_queue_name(tenant), "submitacl": "*", "resources": {
+        "guaranteed": {"vcore": quotas[tenant]["cpu"]}, "max": dict(limit)}}
+        for tenant in sorted(quotas)]
+
+
 def _kueue_objects(scenario, jobs, target, capability, labels):
     """Kueue's form: a WorkloadPriorityClass per priority value, and per tenant a ClusterQueue in one cohort whose
     nominal quota is its weight's part of ``capability`` and whose fair-sharing weight is its weight (it may borrow
@@ -433,18 +512,18 @@ def _kueue_objects(scenario, jobs, target, capability, labels):
         "metadata": {"name": priority_class_name(value), "labels": dict(labels)}, "value": value,
         "description": "sched-bench scenario %s" % scenario["name"],
     }) for value in sorted({job["priority"] for job in jobs})]
-    total = sum(scenario["tenants"].values())
-    for tenant, weight in sorted(scenario["tenants"].items()):
+    quotas = tenant_quotas(scenario["tenants"], capability)
+    for tenant in sorted(quotas):
         name = volcano_queue_name(tenant)
         out.append(("kueue-clusterqueue", {
             "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue",
             "metadata": {"name": name, "labels": dict(labels)},
             "spec": {
-                "cohort": KUEUE_COHORT, "namespaceSelector": {}, "fairSharing": {"weight": _quantity(weight)},
+                "cohort": KUEUE_COHORT, "namespaceSelector": {}, "fairSharing": {"weight": _quantity(scenario["tenants"][tenant])},
                 "preemption": {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"},
                 "resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": [{"name": KUEUE_FLAVOR, "resources": [
-                    {"name": "cpu", "nominalQuota": format_cpu(millicores(capability["cpu"]) * weight / total)},
-                    {"name": "memory", "nominalQuota": format_memory(size_bytes(capability["memory"]) * weight / total)},
+                    {"name": "cpu", "nominalQuota": quotas[tenant]["cpu"]},
+                    {"name": "memory", "nominalQuota": quotas[tenant]["memory"]},
                 ]}]}],
             },
         }))

@@ -2,13 +2,15 @@
 jobs and a high-priority job arriving later, run from a file the test writes. Every job is bound; jobs.csv, the
 tenant and priority of each pod, the scenario's metrics and what each scheduler cannot express are in the results;
 the audit log shows each scheduler's native objects (PriorityClasses, Volcano's tenant queues; Kueue's ClusterQueues
-in a cohort, LocalQueues and WorkloadPriorityClasses)."""
+in a cohort, LocalQueues and WorkloadPriorityClasses; YuniKorn's queue label and task groups, its REST API the
+tenant queues)."""
 import csv
 import gzip
 import json
 import os
+import urllib.request
 
-from conftest import failure_text, mirror_vars, run_playbook, scheduler_results
+from conftest import failure_text, kept_run, mirror_vars, run_playbook, scheduler_results
 
 SCHEDULERS = ["default", "volcano"]
 # 2 nodes of 4 CPU: tenant a's 4 jobs of 2 pods and tenant b's 2 gangs of 4 pods ask for 16 CPU at once, twice the
@@ -174,3 +176,77 @@ def test_kueue_admits_a_scenarios_tenants_from_their_cohort_queues(tmp_path, ben
                                       metrics["fair_share"]["jain_index"],
                                       metrics["priority"]["high_priority_wait_ms"]["max"],
                                       metrics["priority"]["pods_preempted"], summary["findings"]))
+
+
+def pod_creations(audit_gz, namespace="sched-bench"):
+    """(name, labels, annotations) of every pod created in the test's namespace, and the names of pods deleted."""
+    created, deleted = [], set()
+    with gzip.open(audit_gz, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            event = json.loads(line)
+            ref = event.get("objectRef") or {}
+            if (ref.get("resource") != "pods" or ref.get("namespace") != namespace or ref.get("subresource")
+                    or event.get("stage") != "ResponseComplete" or event["responseStatus"].get("code", 0) >= 300):
+                continue
+            if event.get("verb") == "create":
+                meta = event["responseObject"]["metadata"]
+                created.append((meta["name"], meta.get("labels") or {}, meta.get("annotations") or {}))
+            elif event.get("verb") == "delete":
+                deleted.add(ref["name"])
+    return created, deleted
+
+
+def yunikorn_queue(path):
+    with urllib.request.urlopen("http://127.0.0.1:9080/ws/v1/partition/default/queue/" + path, timeout=10) as answer:
+        return json.load(answer)
+
+
+def test_yunikorn_runs_a_scenario_in_tenant_queues_with_task_groups(tmp_path, bench_vars):
+    """YuniKorn: a queue per tenant under root guaranteed its weight's part of the cluster's CPU (its REST API says so),
+    each job's pods in their tenant's queue, a task group per gang (the shim's placeholders are not measured and are
+    all removed), PriorityClasses; every job bound, each gang whole, nothing unsupported."""
+    scenario = tmp_path / "contend.yml"
+    scenario.write_text(SCENARIO)
+    with kept_run(tmp_path, bench_vars, "yunikorn", bench_schedulers=["yunikorn"], bench_scenario=str(scenario),
+                  bench_fetch_audit_log=True, **mirror_vars()):
+        # 8 CPU and 32Gi: team-a (weight 1) is guaranteed a third of the CPU, team-b (2) two thirds; both may use all.
+        queues = {tenant: yunikorn_queue("root.sched-bench-" + tenant) for tenant in ("team-a", "team-b")}
+    assert {tenant: (queue["guaranteedResource"]["vcore"], queue["maxResource"]["vcore"])
+            for tenant, queue in queues.items()} == {"team-a": (2667, 8000), "team-b": (5333, 8000)}
+    assert "memory" not in queues["team-a"]["guaranteedResource"] and queues["team-a"]["maxResource"]["memory"] == 32 * 2 ** 30
+
+    out, summary, _env = scheduler_results(bench_vars, "yunikorn")
+    assert summary["complete"] is True, summary.get("reason")
+    assert summary["unsupported"] == []
+    metrics = summary["scenario_metrics"]
+    preempted = metrics["priority"]["pods_preempted"]
+    # Only the jobs' pods are measured: YuniKorn's placeholders are not.
+    assert summary["pods_bound"] == summary["pods_created"] == PODS + preempted
+    assert metrics["breakdown"]["jobs"] == metrics["breakdown"]["jobs_all_bound"] == len(JOBS)
+    assert metrics["gang"]["full_gangs"] == 2
+    assert metrics["priority"]["high_priority_unbound_jobs"] == []
+    assert 0 <= metrics["fair_share"]["fairness_error"] <= 1
+    jobs = read_csv(os.path.join(out, "jobs.csv"))
+    assert {row["job"]: (row["tenant"], row["priority"], row["gang"], int(row["pods"])) for row in jobs} == JOBS
+    pods = read_csv(os.path.join(out, "pods.csv"))
+    assert len(pods) == PODS + preempted and not any(row["pod"].startswith("tg-") for row in pods)
+
+    audit = os.path.join(out, "audit.log.gz")
+    created, deleted = pod_creations(audit)
+    placeholders = [name for name, _labels, notes in created if notes.get("internal.yunikorn.apache.org/placeholder")]
+    real = [(name, labels, notes) for name, labels, notes in created if name not in placeholders]
+    # A placeholder per member of each gang (2 gangs of 4), each swapped for a real pod and removed.
+    assert len(placeholders) == 8 and set(placeholders) <= deleted, (placeholders, deleted)
+    tenant_of = {job: tenant for job, (tenant, *_rest) in JOBS.items()}
+    for name, labels, notes in real:
+        job = labels["job-name"]
+        assert labels["queue"] == "root.sched-bench-" + tenant_of[job], (name, labels)
+        assert ("yunikorn.apache.org/task-group-name" in notes) == (JOBS[job][2] == "true"), (name, notes)
+    assert cluster_creations(audit) == {("priorityclasses", "sched-bench-priority-0"),
+                                        ("priorityclasses", "sched-bench-priority-1000")}
+    fair = metrics["fair_share"]
+    print("yunikorn scenario: makespan %.2f s, fairness error %.3f (Jain %.3f), full gangs %d/2, partial-gang "
+          "exposure %s pod-s, high priority wait max %s ms, %d pods preempted, findings %s" % (
+              summary["makespan_s"], fair["fairness_error"], fair["jain_index"], metrics["gang"]["full_gangs"],
+              metrics["gang"]["partial_gang_pod_s"], metrics["priority"]["high_priority_wait_ms"]["max"],
+              preempted, summary["findings"]))

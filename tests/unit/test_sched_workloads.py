@@ -278,12 +278,9 @@ def test_volcano_weights_become_whole_numbers_keeping_their_ratios():
     assert w._integer_weights({"a": 1.0, "b": 1.5}) == {"a": 100, "b": 150}
 
 
-def test_coscheduling_gangs_only_the_gang_jobs_and_yunikorn_says_what_it_lacks():
+def test_coscheduling_gangs_only_the_gang_jobs():
     assert w.workload(0, target("coscheduling"), work(), JOB)[0][1]["spec"]["minMember"] == 4
     assert w.workload(0, target("coscheduling"), work(), LOOSE)[0][1]["spec"]["minMember"] == 1
-    assert "priorityClassName" not in last_pod_spec(w.workload(0, target("yunikorn"), work(), JOB))
-    assert w.unsupported("yunikorn", {"gang", "priority"}) == ["gang", "priority"]
-    assert w.cluster_objects(SCENARIO, [JOB], target("yunikorn"), {"cpu": "8", "memory": "16Gi"}) == []
 
 
 def test_scenario_features():
