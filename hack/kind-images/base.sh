@@ -52,7 +52,7 @@ FROM $ROOTFS_IMAGE
 COPY files/ /
 # kind and the kubelet look for the CNI plugins in /opt/cni/bin; Debian installs them in /usr/lib/cni.
 # Only what a node needs at boot: no gettys, udev, timers or the units Debian enables by default.
-RUN chmod 0755 /usr/local/bin/entrypoint /kind/bin/* \\
+RUN chmod 0755 /usr/local/bin/entrypoint /usr/local/bin/ctr /kind/bin/* \\
  && mkdir -p /opt/cni /etc/cni/net.d /etc/kubernetes/manifests && ln -sfn /usr/lib/cni /opt/cni/bin \\
  && rm -f /etc/systemd/system/*.wants/* /lib/systemd/system/multi-user.target.wants/* \\
       /lib/systemd/system/local-fs.target.wants/* /lib/systemd/system/basic.target.wants/* \\
