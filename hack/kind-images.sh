@@ -92,18 +92,27 @@ GO
 }
 
 build_base() {
-  docker image inspect "$BASE_IMAGE" >/dev/null 2>&1 && return 0
+  # Always: the debootstrap stage is cached, and Docker's build cache makes the rest a no-op when
+  # hack/kind-images/base/ has not changed.
   "$HERE/kind-images/base.sh" "$BASE_IMAGE" "$(kubeadm_image pause)"
 }
+image_id() { docker image inspect -f '{{.Id}}' "$1" 2>/dev/null || true; }
 
 build_images() {
-  done_stamp images && return 0
+  # Built again when the base image (kube-proxy's) changed since.
+  local base
+  base=$(image_id "$BASE_IMAGE")
+  if [ "$(cut -d' ' -f1 "$OUT/.images" 2>/dev/null)" = "$base" ] \
+     && [ -f "$OUT/server/kubernetes-server-linux-amd64.tar.gz" ]; then return 0; fi
   "$HERE/kind-images/images.sh" "$VERSION" "$BIN" "$BASE_IMAGE" "$(kind_module)" "$OUT/server"
-  stamp images
+  echo "$base $(date -u +%FT%TZ)" >"$OUT/.images"
 }
 
 build_node() {
-  if done_stamp node && docker image inspect "$NODE_IMAGE" >/dev/null 2>&1; then return 0; fi
+  # Built again when the base image or the server tarball changed since.
+  local inputs
+  inputs="$(image_id "$BASE_IMAGE") $(cat "$OUT/.images")"
+  if [ "$(cat "$OUT/.node" 2>/dev/null)" = "$inputs" ] && [ -n "$(image_id "$NODE_IMAGE")" ]; then return 0; fi
   if ! [ -x "$OUT/kind/kind" ]; then
     log "building kind $KIND_VERSION"
     GOBIN="$OUT/kind" go install "sigs.k8s.io/kind@$KIND_VERSION"
@@ -111,7 +120,7 @@ build_node() {
   log "building $NODE_IMAGE from $OUT/server/kubernetes-server-linux-amd64.tar.gz on $BASE_IMAGE"
   "$OUT/kind/kind" build node-image --type file --base-image "$BASE_IMAGE" --image "$NODE_IMAGE" \
     "$OUT/server/kubernetes-server-linux-amd64.tar.gz"
-  stamp node
+  echo "$inputs" >"$OUT/.node"
 }
 
 START=$(date +%s)

@@ -22,7 +22,8 @@ def version_set(kubernetes_version):
         if pins["node_image"] == "kindest/node:" + kubernetes_version:
             return name, pins
     known = ", ".join(pins["node_image"].split(":", 1)[1] for pins in VERSION_SETS.values())
-    raise SystemExit("kind-images: Kubernetes version %s has no kind node image in the version sets; allowed: %s" % (kubernetes_version, known))
+    raise SystemExit("kind-images: Kubernetes version %s has no kind node image in the version sets; allowed: %s"
+                     % (kubernetes_version, known))
 
 
 def go_mod(kubernetes_version, etcd_version):
