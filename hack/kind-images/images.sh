@@ -75,7 +75,10 @@ scratch_image "$(kind_image const_cni.go kindnetdImage)" /usr/local/bin/kindnetd
 mkdir -p "$WORK/proxy" && cp "$BIN/kube-proxy" "$WORK/proxy/"
 printf 'FROM %s\nCOPY kube-proxy /usr/local/bin/kube-proxy\nENTRYPOINT ["/usr/local/bin/kube-proxy"]\n' "$BASE_IMAGE" \
   >"$WORK/proxy/Dockerfile"
-DOCKER_BUILDKIT=0 docker build -q -t "$(kubeadm_image kube-proxy)" "$WORK/proxy" >/dev/null
+if ! out=$(DOCKER_BUILDKIT=0 docker build -q -t "$(kubeadm_image kube-proxy)" "$WORK/proxy" 2>&1); then
+  echo "$out" >&2
+  exit 1
+fi
 echo "kind-images: built $(kubeadm_image kube-proxy)"
 
 # The server tarball: kind reads kubeadm, kubelet, kubectl and four image archives. kind pulls every
