@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup bench bench-scale test test-unit test-e2e test-molecule lint docker base-image bench-loadgen teardown report clean
+.PHONY: setup bench bench-scale test test-unit test-e2e test-molecule lint docker base-image kind-images bench-loadgen teardown report clean
 
 ## setup: create .venv with the pinned Python packages (fast when done)
 setup: $(VENV)/.installed
@@ -52,6 +52,13 @@ docker:
 base-image: docker
 	hack/base-image.sh
 	hack/base-image.sh nopython
+
+## kind-images: test machines only: privileged containers for kind (runc-capfilter) and kind's node image
+## kindest/node:<KIND_IMAGES_VERSION> built offline from source (cached; not part of `make test`)
+KIND_IMAGES_VERSION = $(shell $(VENV)/bin/python hack/kind-images/kindimg.py node-version)
+kind-images: setup docker
+	hack/kind-docker.sh
+	hack/kind-images.sh $(KIND_IMAGES_VERSION)
 
 ## bench-loadgen: how fast the load generator submits jobs (no scheduler running)
 bench-loadgen: setup

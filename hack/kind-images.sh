@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Build, offline, everything a kind cluster needs on a machine without an image
+# registry (test set-up only; the product never runs this on a lab host):
+#   binaries  kubelet, kubeadm, kubectl and the control plane from k8s.io/kubernetes (a wrapper
+#             module with its replace directives, as the binary runtime builds it), etcd,
+#             CoreDNS, local-path-provisioner and a pause of our own, from the Go module proxy
+#   base      sched-bench/kind-base:<version>: kind's base image from Debian's archive
+#             (systemd, containerd, runc, CNI plugins, iptables...) with our entrypoint
+#   images    the images a node holds, with the names and tags kubeadm and kind expect
+#   node      kindest/node:<version> by `kind build node-image --type file`, never pulling
+#   hack/kind-images.sh <kubernetes version> [binaries|base|images|node|all]   (default all)
+# Cached per version under ~/.cache/kube-sched-bench/kind-images/<version>/: a warm run builds nothing.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+VERSION="${1:-}"
+STEP="${2:-all}"
+case "$STEP" in binaries|base|images|node|all) ;; *)
+  echo "kind-images: step '$STEP' is not one of binaries, base, images, node, all" >&2; exit 2 ;;
+esac
+if ! [[ "$VERSION" =~ ^v1\.[0-9]+\.[0-9]+$ ]]; then
+  echo "kind-images: the first argument must be a Kubernetes release such as v1.32.2, not '$VERSION'" >&2
+  exit 2
+fi
+PYTHON="${KIND_IMAGES_PYTHON:-$HERE/../.venv/bin/python}"
+# KIND_VERSION, ETCD_VERSION, GO_VERSION of the version set whose node image is kindest/node:$VERSION
+eval "$("$PYTHON" "$HERE/kind-images/kindimg.py" versions "$VERSION")"
+
+CACHE="${KIND_IMAGES_CACHE:-$HOME/.cache/kube-sched-bench}"
+OUT="$CACHE/kind-images/$VERSION"
+BIN="$OUT/bin"
+NODE_IMAGE="kindest/node:$VERSION"
+BASE_IMAGE="sched-bench/kind-base:$VERSION"
+mkdir -p "$BIN"
+
+export GOPATH="$CACHE/go/path" GOMODCACHE="$CACHE/go/mod" GOCACHE="$CACHE/go/build" GOFLAGS=-modcacherw
+export GOTOOLCHAIN="go$GO_VERSION"
+export PATH="/usr/local/go/bin:$PATH"
+
+log() { echo "kind-images: $*"; }
+done_stamp() { [ -f "$OUT/.$1" ]; }
+stamp() { date -u +%FT%TZ >"$OUT/.$1"; }
+# The image kubeadm $VERSION asks for, by its last path element (pause, etcd, coredns...).
+kubeadm_image() { "$BIN/kubeadm" config images list --kubernetes-version "$VERSION" | grep "/$1:"; }
+kind_module() { go mod download -json "sigs.k8s.io/kind@$KIND_VERSION" | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["Dir"])'; }
+
+build_binaries() {
+  done_stamp binaries && return 0
+  local module="$OUT/build/kubernetes" minor
+  minor=$(echo "$VERSION" | cut -d. -f2)
+  mkdir -p "$module"
+  "$PYTHON" "$HERE/kind-images/kindimg.py" gomod "$VERSION" "$ETCD_VERSION" >"$module/go.mod"
+  cat >"$module/tools.go" <<'GO'
+//go:build tools
+
+// Package tools lists the commands this module builds, so that go mod tidy keeps them.
+package tools
+
+import (
+	_ "go.etcd.io/etcd/server/v3"
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-proxy"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubeadm"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+	_ "k8s.io/kubernetes/cmd/kubelet"
+)
+GO
+  log "building Kubernetes $VERSION (kubelet, kubeadm, kubectl, kube-proxy, control plane) and etcd $ETCD_VERSION with Go $GO_VERSION"
+  (cd "$module" && go mod tidy)
+  local ldflags="-X k8s.io/component-base/version.gitVersion=$VERSION -X k8s.io/component-base/version.gitMajor=1"
+  ldflags="$ldflags -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/client-go/pkg/version.gitVersion=$VERSION"
+  ldflags="$ldflags -X k8s.io/component-base/version.gitTreeState=clean"
+  (cd "$module" && go build -trimpath -ldflags="$ldflags" -o "$BIN/" \
+    k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kubeadm k8s.io/kubernetes/cmd/kubectl \
+    k8s.io/kubernetes/cmd/kube-proxy k8s.io/kubernetes/cmd/kube-apiserver \
+    k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler)
+  (cd "$module" && go build -trimpath -o "$BIN/etcd" go.etcd.io/etcd/server/v3)
+  # The images kubeadm pulls besides its own, at the tags this kubeadm asks for.
+  local coredns
+  coredns=$(kubeadm_image coredns | sed 's/.*://')
+  log "building CoreDNS $coredns"
+  GOBIN="$BIN" go install "github.com/coredns/coredns@$coredns"
+  local provisioner
+  provisioner=$(sed -n 's/^VERSION=//p' "$(kind_module)/images/local-path-provisioner/Makefile")
+  log "building local-path-provisioner $provisioner (the version kind $KIND_VERSION's image holds)"
+  GOBIN="$BIN" go install "github.com/rancher/local-path-provisioner@$provisioner"
+  log "building pause"
+  (cd "$HERE/kind-images" && CGO_ENABLED=0 go build -trimpath -o "$BIN/pause" pause.go)
+  stamp binaries
+}
+
+build_base() {
+  # Always: the debootstrap stage is cached, and Docker's build cache makes the rest a no-op when
+  # hack/kind-images/base/ has not changed.
+  "$HERE/kind-images/base.sh" "$BASE_IMAGE" "$(kubeadm_image pause)"
+}
+image_id() { docker image inspect -f '{{.Id}}' "$1" 2>/dev/null || true; }
+
+build_images() {
+  # Built again when the base image (kube-proxy's) changed since.
+  local base
+  base=$(image_id "$BASE_IMAGE")
+  if [ "$(cut -d' ' -f1 "$OUT/.images" 2>/dev/null)" = "$base" ] \
+     && [ -f "$OUT/server/kubernetes-server-linux-amd64.tar.gz" ]; then return 0; fi
+  "$HERE/kind-images/images.sh" "$VERSION" "$BIN" "$BASE_IMAGE" "$(kind_module)" "$OUT/server"
+  echo "$base $(date -u +%FT%TZ)" >"$OUT/.images"
+}
+
+build_node() {
+  # Built again when the base image or the server tarball changed since.
+  local inputs
+  inputs="$(image_id "$BASE_IMAGE") $(cat "$OUT/.images")"
+  if [ "$(cat "$OUT/.node" 2>/dev/null)" = "$inputs" ] && [ -n "$(image_id "$NODE_IMAGE")" ]; then return 0; fi
+  if ! [ -x "$OUT/kind/kind" ]; then
+    log "building kind $KIND_VERSION"
+    GOBIN="$OUT/kind" go install "sigs.k8s.io/kind@$KIND_VERSION"
+  fi
+  log "building $NODE_IMAGE from $OUT/server/kubernetes-server-linux-amd64.tar.gz on $BASE_IMAGE"
+  "$OUT/kind/kind" build node-image --type file --base-image "$BASE_IMAGE" --image "$NODE_IMAGE" \
+    "$OUT/server/kubernetes-server-linux-amd64.tar.gz"
+  echo "$inputs" >"$OUT/.node"
+}
+
+START=$(date +%s)
+case "$STEP" in
+  binaries) build_binaries ;;
+  base) build_base ;;
+  images) build_images ;;
+  node) build_node ;;
+  all) build_binaries; build_base; build_images; build_node ;;
+esac
+log "$STEP done for $VERSION in $(( $(date +%s) - START )) s (cache: $OUT)"

@@ -1,0 +1,97 @@
+"""Helpers of hack/kind-images.sh (test set-up only, never used by the product).
+    kindimg.py versions <kubernetes version>   shell assignments: the version set's kind, etcd and Go
+    kindimg.py node-version [version set]      the Kubernetes version of the set's node image (modern)
+    kindimg.py gomod <kubernetes version> <etcd version>
+                                               go.mod of the module that builds the node's binaries
+    kindimg.py archive <in.tar> <out.tar> <image>...
+                                               a `docker save` archive whose `repositories` entry, first
+                                               in the tar, names every image fully (docker.io/...)"""
+import io
+import json
+import os
+import sys
+import tarfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "filter_plugins"))
+from version_matrix import VERSION_SETS, kubernetes_staging_replaces  # noqa: E402
+
+
+def version_set(kubernetes_version):
+    """The version set whose kind node image is kindest/node:<kubernetes_version>."""
+    for name, pins in VERSION_SETS.items():
+        if pins["node_image"] == "kindest/node:" + kubernetes_version:
+            return name, pins
+    known = ", ".join(pins["node_image"].split(":", 1)[1] for pins in VERSION_SETS.values())
+    raise SystemExit("kind-images: Kubernetes version %s has no kind node image in the version sets; allowed: %s"
+                     % (kubernetes_version, known))
+
+
+def go_mod(kubernetes_version, etcd_version):
+    lines = ["module sched-bench.local/build/kind-node", "", "go 1.23.0", "", "require (",
+             "\tk8s.io/kubernetes " + kubernetes_version, "\tgo.etcd.io/etcd/server/v3 " + etcd_version, ")", "",
+             "replace ("]
+    lines += ["\t%s => %s %s" % (module, module, version)
+              for module, version in kubernetes_staging_replaces(kubernetes_version)]
+    return "\n".join(lines + [")", ""])
+
+
+def full_name(image):
+    """Docker's short names in full, as kind compares them: kindest/x:t -> docker.io/kindest/x:t."""
+    first = image.split("/", 1)[0]
+    if "/" not in image:
+        return "docker.io/library/" + image
+    if "." in first or ":" in first or first == "localhost":
+        return image
+    return "docker.io/" + image
+
+
+def repositories(manifest):
+    """The `repositories` document of a docker archive from its manifest.json entries, full names."""
+    doc = {}
+    for entry in manifest:
+        image_id = entry["Config"].split(".", 1)[0].replace("sha256:", "").split("/")[-1]
+        for tag in entry.get("RepoTags") or []:
+            repo, _, version = full_name(tag).rpartition(":")
+            doc.setdefault(repo, {})[version] = image_id
+    return doc
+
+
+def rewrite_archive(source, target):
+    """Copy a docker archive with `repositories` (full names) first and manifest.json's tags in full."""
+    with tarfile.open(source) as tin:
+        members = tin.getmembers()
+        manifest = json.load(tin.extractfile("manifest.json"))
+        for entry in manifest:
+            entry["RepoTags"] = [full_name(tag) for tag in entry.get("RepoTags") or []]
+        with tarfile.open(target, "w") as tout:
+            for name, doc in (("repositories", repositories(manifest)), ("manifest.json", manifest)):
+                data = json.dumps(doc).encode()
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                tout.addfile(info, io.BytesIO(data))
+            for member in members:
+                if member.name in ("repositories", "manifest.json"):
+                    continue
+                tout.addfile(member, tin.extractfile(member) if member.isfile() else None)
+
+
+def main(argv):
+    if argv[:1] == ["versions"] and len(argv) == 2:
+        name, pins = version_set(argv[1])
+        print("VERSION_SET=%s KIND_VERSION=%s ETCD_VERSION=%s GO_VERSION=%s"
+              % (name, pins["kind"], pins["etcd"], pins["go"]))
+    elif argv[:1] == ["node-version"] and len(argv) <= 2:
+        name = argv[1] if len(argv) == 2 else "modern"
+        if name not in VERSION_SETS:
+            raise SystemExit("kind-images: version set %s does not exist; allowed: %s" % (name, ", ".join(VERSION_SETS)))
+        print(VERSION_SETS[name]["node_image"].split(":", 1)[1])
+    elif argv[:1] == ["gomod"] and len(argv) == 3:
+        sys.stdout.write(go_mod(argv[1], argv[2]))
+    elif argv[:1] == ["archive"] and len(argv) == 3:
+        rewrite_archive(argv[1], argv[2])
+    else:
+        raise SystemExit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
