@@ -12,7 +12,8 @@ import os
 import sys
 import tarfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "filter_plugins"))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "filter_plugins"))
 from version_matrix import VERSION_SETS, kubernetes_staging_replaces  # noqa: E402
 
 
@@ -26,13 +27,20 @@ def version_set(kubernetes_version):
                      % (kubernetes_version, known))
 
 
+GO_MOD_TEMPLATE = os.path.join(ROOT, "roles", "binary_components", "templates", "go.mod.j2")
+
+
 def go_mod(kubernetes_version, etcd_version):
-    lines = ["module sched-bench.local/build/kind-node", "", "go 1.23.0", "", "require (",
-             "\tk8s.io/kubernetes " + kubernetes_version, "\tgo.etcd.io/etcd/server/v3 " + etcd_version, ")", "",
-             "replace ("]
-    lines += ["\t%s => %s %s" % (module, module, version)
-              for module, version in kubernetes_staging_replaces(kubernetes_version)]
-    return "\n".join(lines + [")", ""])
+    """The go.mod of the binary runtime's build module (the binary_components role's template), for these
+    versions: the node's binaries come from the same module, with the same replace directives."""
+    import jinja2  # noqa: PLC0415 - only this command needs it (it comes with ansible-core in the venv)
+    env = jinja2.Environment(keep_trailing_newline=True, trim_blocks=True, undefined=jinja2.StrictUndefined)
+    env.filters["kubernetes_staging_replaces"] = kubernetes_staging_replaces
+    with open(GO_MOD_TEMPLATE, encoding="utf-8") as handle:
+        template = env.from_string(handle.read())
+    return template.render(ansible_managed="written by hack/kind-images/kindimg.py",
+                           binary_components_kubernetes_version=kubernetes_version,
+                           binary_components_etcd_version=etcd_version)
 
 
 def full_name(image):
