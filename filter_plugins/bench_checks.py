@@ -31,8 +31,9 @@ from sched_rules import (  # noqa: E402 - module_utils is not a package here
     pod_creation_problems,
     problems,
     queue_quota,
+    rule_problem,
 )
-from sched_scenarios import BURST, load  # noqa: E402 - module_utils is not a package here
+from sched_scenarios import BURST, load, scaled  # noqa: E402 - module_utils is not a package here
 from sched_scenarios import problems_of as scenario_problems  # noqa: E402 - module_utils is not a package here
 from sched_stats import ALPHA, smallest_p  # noqa: E402 - module_utils is not a package here
 from version_matrix import PIN_PATTERNS, VERSION_SETS  # noqa: E402 - importable once sys.path has filter_plugins
@@ -68,7 +69,10 @@ def _number(value):
 def _problems(v):
     yield from problems({name[len("bench_"):]: value for name, value in v.items() if name.startswith("bench_")},
                         "bench_%s")
-    yield from scenario_problems(v.get("bench_scenario", BURST))
+    scale = v.get("bench_scenario_scale", 1)
+    # A scale that breaks its rule is said above; the scenario is then checked at its own size.
+    yield from scenario_problems(v.get("bench_scenario", BURST),
+                                 scale=1 if rule_problem(RULES["scenario_scale"], scale) else float(scale))
     schedulers = v.get("bench_schedulers")
     if isinstance(schedulers, str) or not isinstance(schedulers, (list, tuple)) or not schedulers:
         yield "bench_schedulers=%r is not allowed: use a non-empty list of %s" % (schedulers, ", ".join(SCHEDULERS))
@@ -111,11 +115,14 @@ def _problems(v):
                              v.get("bench_schedulers"))
 
 
-def scenario_of(spec):
-    """The checked scenario (sched_scenarios.load) that ``spec`` names, or None for burst (the bench_* workload)."""
+def scenario_of(spec, scale=1):
+    """The checked scenario (sched_scenarios.load) that ``spec`` names at ``scale`` (sched_scenarios.scaled), or
+    None for burst (the bench_* workload)."""
     if spec == BURST:
         return None
     scenario, problems = load(spec)
+    if not problems:
+        scenario, problems = scaled(scenario, float(scale))
     if problems:
         raise ValueError(problems[0])
     return scenario

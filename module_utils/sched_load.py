@@ -66,6 +66,8 @@ class LoadTest:
         self.submit_end = None
         self.jobs_submitted = 0
         self.submit_errors = []
+        self.timed_out = False  # the wait for the pods ran out (wait_pods)
+        self.scenario_timed_out = False  # ... and that is a finding of the scenario, not a failure (run)
         self.started_at = ""
         self.cost_start = {}
         self.phases = {}
@@ -287,6 +289,7 @@ class LoadTest:
                 last_change = time.monotonic()
             time.sleep(0.1)
         counts = self.watch.counts()
+        self.timed_out = True
         return ("timed out after %gs waiting for pods to be %s: %d created, %d bound, %d completed of %d"
                 % (self.w["timeout"], self.w["wait_for"], counts.created, counts.bound, counts.completed, expected))
 
@@ -363,7 +366,8 @@ class LoadTest:
             pods = scenario_records.pod_records(records)
             summary.update(scenario_records.scenario_summary(
                 self.scenario, jobs, pods, workloads.unsupported(
-                    self.p["scheduler"], workloads.scenario_features(self.scenario, self.jobs))))
+                    self.p["scheduler"], workloads.scenario_features(self.scenario, self.jobs)),
+                self.w["timeout"] if self.timed_out else None))
             pod_fields, pod_rows = scenario_records.SCENARIO_POD_FIELDS, scenario_records.scenario_pod_rows(records, jobs)
             more = {"jobs.csv": _csv_text(scenario_records.JOB_FIELDS, scenario_records.job_rows(jobs, pods))}
             self.phases["analysis"] = round(time.monotonic() - analysis_start, 3)
@@ -427,6 +431,8 @@ class LoadTest:
         wait_reason = self.wait_pods(time.monotonic() + self.w["timeout"])
         self._phase("wait", phase)
         reason = reason or wait_reason
+        # What a scheduler does with a scenario is its result: jobs still waiting at the timeout are a finding.
+        self.scenario_timed_out = bool(self.scenario) and self.timed_out and not self.submit_errors
         self.watch.stop()
         files, summary = self.write_results(reason is None, reason)
         return files, summary

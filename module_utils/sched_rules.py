@@ -102,6 +102,7 @@ RULES = {
     "controller_manager_api_burst": COUNT,
     "controller_manager_job_syncs": COUNT,
     "calibrate": FLAG,
+    "scenario_scale": POSITIVE,
 }
 RULES.update({name: (int, allowed) for name, allowed in OPTIONAL_COUNTS.items()})
 

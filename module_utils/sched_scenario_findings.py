@@ -93,14 +93,23 @@ _CHECKS = {"stuck_partial_s": _stuck, "stall_s": _stalled, "fairness_error": _un
            "latency_p99_ms": _slow_steady, "rate_shortfall": _short_rate, "peak_cpu_share": _loose_packing}
 
 
-def findings(thresholds, metrics, unsupported=()):
+def _timed_out(timeout_s, metrics):
+    breakdown = metrics.get("breakdown") or {}
+    waiting = breakdown.get("jobs_not_all_bound") or []
+    return "%d of %d jobs did not hold all their pods when the wait ran out (timeout=%g s): %s" % (
+        len(waiting), breakdown.get("jobs", len(waiting)), timeout_s, _names(waiting))
+
+
+def findings(thresholds, metrics, unsupported=(), timed_out_s=None):
     """The promises of a scenario's ``thresholds`` that a run's ``metrics`` broke, one sentence each.
 
     ``unsupported``: the features (THRESHOLDS' second item: gang, fair_share, priority, ...) the scheduler cannot
-    express; their promises are not its own and are skipped.
+    express; their promises are not its own and are skipped. ``timed_out_s``: the wait's timeout when it ran out
+    before every job held all its pods, the first finding then.
     """
-    return [sentence for name in THRESHOLDS if name in thresholds and THRESHOLDS[name][1] not in unsupported
+    kept = [sentence for name in THRESHOLDS if name in thresholds and THRESHOLDS[name][1] not in unsupported
             for sentence in [_CHECKS[name](thresholds[name], metrics)] if sentence]
+    return ([_timed_out(timed_out_s, metrics)] if timed_out_s is not None else []) + kept
 
 
 def findings_by_scheduler(thresholds, metrics_by_scheduler, unsupported_by_scheduler=None):

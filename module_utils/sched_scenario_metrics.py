@@ -88,7 +88,8 @@ def breakdown(jobs, pods):
         rows.append(row)
     summary = {stage + "_ms": latency_summary([row[stage + "_ms"] for row in rows if row[stage + "_ms"] is not None])
                for stage in STAGES}
-    summary.update(jobs=len(rows), jobs_all_bound=sum(row["all_bound_ms"] is not None for row in rows))
+    summary.update(jobs=len(rows), jobs_all_bound=sum(row["all_bound_ms"] is not None for row in rows),
+                   jobs_not_all_bound=[row["job"] for row in rows if row["all_bound_ms"] is None])
     return rows, summary
 
 

@@ -79,12 +79,14 @@ def scenario_pod_rows(records, jobs):
     return rows
 
 
-def scenario_summary(scenario, jobs, pods, unsupported):
-    """The entries summary.json gets for a scenario: scenario, scenario_metrics, unsupported, findings.
+def scenario_summary(scenario, jobs, pods, unsupported, timed_out_s=None):
+    """The entries summary.json gets for a scenario: scenario, scenario_scale, scenario_metrics, unsupported,
+    findings.
 
     ``unsupported``: the features the scheduler cannot express (sched_workloads.unsupported); their promises are
-    not its own, so they make no findings.
+    not its own, so they make no findings. ``timed_out_s``: the wait's timeout when it ran out first (a finding).
     """
     metrics, _ = scenario_metrics(scenario, jobs, pods)
-    return {"scenario": scenario["name"], "scenario_metrics": metrics, "unsupported": list(unsupported),
-            "findings": findings(scenario["thresholds"], metrics, unsupported)}
+    return {"scenario": scenario["name"], "scenario_scale": scenario.get("scale", 1),
+            "scenario_metrics": metrics, "unsupported": list(unsupported),
+            "findings": findings(scenario["thresholds"], metrics, unsupported, timed_out_s)}

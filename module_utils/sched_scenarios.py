@@ -9,6 +9,7 @@ module_utils/sched_rules.py; only ``load`` and the trace reader open files.
 """
 from __future__ import annotations
 
+import copy
 import csv
 import os
 import random
@@ -69,6 +70,9 @@ THRESHOLDS = {
     "peak_cpu_share": (FRACTION, "packing"),
 }
 
+# The thresholds read on the scenario's clock: bench_scenario_scale scales them with it (scaled).
+CLOCK_THRESHOLDS = ("stuck_partial_s", "stall_s", "high_priority_wait_s")
+
 CLUSTER_FIELDS = {"nodes": COUNT, "node_cpu": QUANTITY, "node_memory": QUANTITY, "node_pods": COUNT}
 POD_FIELDS = {"pods_per_job": COUNT, "pod_cpu": QUANTITY, "pod_memory": QUANTITY, "pod_duration": SECONDS}
 TRACE_COLUMNS = dict({"arrival_s": SECONDS}, **POD_FIELDS, tenant=NAME, priority=PRIORITY)
@@ -86,17 +90,22 @@ def shipped_names(directory=SCENARIO_DIR):
     return sorted([name[:-4] for name in os.listdir(directory) if name.endswith(".yml")] + [BURST])
 
 
-def problems_of(spec, label="bench_scenario"):
-    """One sentence per problem of a scenario given by name or path as ``label`` (none for BURST), each naming it."""
+def problems_of(spec, label="bench_scenario", scale=1, scale_label="bench_scenario_scale"):
+    """One sentence per problem of a scenario given by name or path as ``label`` (none for BURST), each naming it,
+    or of the scenario at ``scale`` (a number greater than 0, checked with the other numbers) as ``scale_label``."""
     if spec == BURST:
-        return []
+        return [] if scale == 1 else ["%s=%g is not allowed with %s=%s: the burst's size is that of the bench_* "
+                                      "knobs (bench_nodes, bench_jobs, ...)" % (scale_label, scale, label, BURST)]
     if not isinstance(spec, str) or not spec.strip():
         return ["%s=%r is not allowed: use one of %s, or the path of a scenario file"
                 % (label, spec, ", ".join(shipped_names()))]
     path, problem = locate(spec, label=label)
     if problem:
         return [problem]
-    return ["%s=%s: %s" % (label, spec, problem) for problem in load(spec)[1]]
+    scenario, found = load(spec)
+    if found:
+        return ["%s=%s: %s" % (label, spec, problem) for problem in found]
+    return scaled(scenario, scale, scale_label)[1]
 
 
 class _Map(dict):
@@ -437,6 +446,54 @@ def _trace_row(trace, number, line, row, count, tenants, cluster, gang):
         out["tenant"] = _known_tenant(trace, line, "%s, column tenant" % where, out["tenant"], tenants)
     _fits(trace, line, where, out, cluster)
     return out
+
+
+def scaled(scenario, factor, label="bench_scenario_scale"):
+    """(scenario, problems): a checked scenario ``factor`` times its size, the same load per node at the same pace.
+
+    The fake nodes and each group's jobs are multiplied by ``factor`` (at least one each; a trace keeps rows spread
+    evenly over it, or repeats them), and so is the scenario's clock: phase starts, pod durations, trace offsets,
+    the warm-up and the thresholds in seconds (CLOCK_THRESHOLDS). Rates stay as they are, so a rate group's jobs
+    arrive over ``factor`` times the span. ``problems``: a gang that no longer fits the fewer nodes, named by group.
+    """
+    out = copy.deepcopy(scenario)
+    out["scale"] = factor
+    if factor == 1:
+        return out, []
+
+    def clock(seconds):
+        return round(seconds * factor, 6)
+
+    cluster = out["cluster"]
+    cluster["nodes"] = max(1, int(round(cluster["nodes"] * factor)))
+    if out["warmup_s"] is not None:
+        out["warmup_s"] = clock(out["warmup_s"])
+    out["thresholds"] = {name: clock(value) if name in CLOCK_THRESHOLDS else value
+                         for name, value in out["thresholds"].items()}
+    found = []
+    for phase in out["phases"]:
+        phase["start_s"] = clock(phase["start_s"])
+        for group in phase["groups"]:
+            if "trace" in group:
+                rows = group["trace"]
+                count = max(1, int(round(len(rows) * factor)))
+                # The middle row of each of ``count`` equal stretches of the trace.
+                picked = [rows[(2 * index + 1) * len(rows) // (2 * count)] for index in range(count)]
+                group["trace"] = jobs = [dict(row, arrival_s=clock(row["arrival_s"]),
+                                              pod_duration=clock(row["pod_duration"])) for row in picked]
+            else:
+                group["jobs"] = max(1, int(round(group["jobs"] * factor)))
+                group["pod_duration"] = clock(group["pod_duration"])
+                jobs = [group]
+            unfit = [(job["pods_per_job"], room) for job in jobs if group["gang"] for room in [
+                pods_per_node(dict(cluster, pod_cpu=job["pod_cpu"], pod_memory=job["pod_memory"])) * cluster["nodes"]]
+                     if room < job["pods_per_job"]]
+            if unfit:
+                found.append("%s=%g is not allowed with scenario %s: it leaves %d fake nodes, which hold %d pods of "
+                             "group %s at once, and its gangs need %d" % (
+                                 label, factor, scenario["name"], cluster["nodes"], unfit[0][1], group["name"],
+                                 unfit[0][0]))
+    return out, found
 
 
 def _arrivals_us(group):

@@ -21,6 +21,8 @@ CASES = [
     ("unknown scenario", {"bench_scenario": "gangs"},
      "bench_scenario='gangs' is not allowed: use one of burst, fair-share, gang, mixed, priority, steady, trace, or "
      "the path of a scenario file"),
+    ("scale too small for a gang", {"bench_scenario": "gang", "bench_scenario_scale": 0.05},
+     "bench_scenario_scale=0.05 is not allowed with scenario gang: it leaves 1 fake nodes"),
     ("zero jobs", {"bench_jobs": 0}, "bench_jobs=0 is not allowed: use a whole number of at least 1"),
     ("negative nodes", {"bench_nodes": -2}, "bench_nodes=-2 is not allowed"),
     ("zero timeout", {"bench_timeout": 0}, "bench_timeout=0 is not allowed"),

@@ -12,7 +12,7 @@ GOOD = dict(
     bench_scheduler_api_burst=1000, bench_scheduler_gogc="", bench_scheduler_gomemlimit="",
     bench_controller_manager_api_qps=1000, bench_controller_manager_api_burst=1000, bench_run_id="",
     bench_port_range_start=20000, bench_port_range_end=32000, bench_throttle=0, bench_queue_quota="cluster",
-    bench_pod_creation="job-controller", bench_scenario="burst")
+    bench_pod_creation="job-controller", bench_scenario="burst", bench_scenario_scale=1)
 
 
 def problems(**changes):
@@ -41,6 +41,21 @@ def test_scenario_is_burst_a_shipped_name_or_a_file_and_a_bad_one_is_named(tmp_p
     assert problems(bench_scenario=str(bad)) == [
         "bench_scenario=%s: %s line 2 column 1: does not parse as YAML: expected ',' or ']', but got '<stream end>'"
         % (bad, bad)]
+
+
+def test_scenario_scale_is_a_positive_number_the_scenario_can_take():
+    assert problems(bench_scenario="gang", bench_scenario_scale=0.125) == []
+    assert bench_checks.scenario_of("gang", 0.125)["cluster"]["nodes"] == 2
+    for bad in (0, -1, "tenth", True):
+        assert problems(bench_scenario="gang", bench_scenario_scale=bad) == [
+            "bench_scenario_scale=%r is not allowed: use a number greater than 0" % (bad,)]
+    assert problems(bench_scenario="gang", bench_scenario_scale=0.05)[0].startswith(
+        "bench_scenario_scale=0.05 is not allowed with scenario gang: it leaves 1 fake nodes")
+    assert problems(bench_scenario_scale=2) == [
+        "bench_scenario_scale=2 is not allowed with bench_scenario=burst: the burst's size is that of the bench_* "
+        "knobs (bench_nodes, bench_jobs, ...)"]
+    with pytest.raises(ValueError, match="bench_scenario_scale=0.05"):
+        bench_checks.scenario_of("gang", 0.05)
 
 
 def test_queue_quota_takes_a_name_or_cpu_and_memory():

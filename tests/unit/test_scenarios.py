@@ -266,3 +266,54 @@ def test_a_scenario_that_is_not_a_mapping(tmp_path):
 def test_missing_fields_name_the_mapping_and_its_line(tmp_path):
     problems = problems_of(tmp_path, "        pod_memory: 1Gi\n", "")
     assert problems == [str(tmp_path / "s.yml") + " line 11: phases[0].groups[0] lacks pod_memory"]
+
+
+def test_a_scale_multiplies_nodes_jobs_and_the_clock_and_keeps_the_rates():
+    steady, _ = s.load("steady")
+    small, problems = s.scaled(steady, 0.1)
+    assert problems == [] and small["scale"] == 0.1 and steady.get("scale") is None
+    # 16 nodes -> 1.6 -> 2; 1200 jobs at 4/s over 300 s -> 120 jobs at 4/s over 30 s; 20 s pods -> 2 s; warm-up 3 s.
+    assert small["cluster"] == dict(steady["cluster"], nodes=2)
+    group = small["phases"][0]["groups"][0]
+    assert (group["jobs"], group["arrival"], group["pod_duration"], small["warmup_s"]) == (
+        120, {"kind": "rate", "jobs_per_s": 4.0}, 2.0, 3.0)
+    assert s.expand(small)[-1]["arrival_s"] == 119 / 4.0
+    # A latency promise is the scheduler's own: not on the scenario's clock.
+    assert small["thresholds"] == steady["thresholds"]
+
+    priority, _ = s.load("priority")
+    small, _ = s.scaled(priority, 0.125)
+    # 8 nodes -> 1; 32 low jobs -> 4, 8 high -> 1; the high ones arrive at 30 s * 0.125; their wait promise 10 s -> 1.25.
+    assert small["cluster"]["nodes"] == 1
+    assert [(g["name"], g["jobs"], g["pod_duration"]) for p in small["phases"] for g in p["groups"]] == [
+        ("low", 4, 15.0), ("high", 1, 3.75)]
+    assert small["phases"][1]["start_s"] == 3.75 and small["thresholds"] == {"high_priority_wait_s": 1.25}
+    assert s.scaled(priority, 1)[0] == dict(priority, scale=1)
+
+
+def test_a_scale_thins_a_trace_evenly_and_scales_its_offsets():
+    trace, _ = s.load("trace")
+    rows = trace["phases"][0]["groups"][0]["trace"]
+    small, problems = s.scaled(trace, 0.25)
+    # 16 rows -> 4: the middle rows of each stretch of 4 (2, 6, 10 and 14), their offsets and durations a quarter.
+    assert problems == [] and small["cluster"]["nodes"] == 2
+    assert small["phases"][0]["groups"][0]["trace"] == [
+        dict(rows[i], arrival_s=rows[i]["arrival_s"] / 4, pod_duration=rows[i]["pod_duration"] / 4) for i in (2, 6, 10, 14)]
+    # Twice the size repeats each row.
+    assert [row["arrival_s"] for row in s.scaled(trace, 2)[0]["phases"][0]["groups"][0]["trace"][:4]] == [
+        2 * rows[0]["arrival_s"], 2 * rows[0]["arrival_s"], 2 * rows[1]["arrival_s"], 2 * rows[1]["arrival_s"]]
+
+
+def test_a_scale_that_leaves_too_few_nodes_for_a_gang_is_named():
+    gang, _ = s.load("gang")
+    # 16 nodes of 16 CPU -> 1 node: 8 pods of 2 CPU at once; the 12- and 16-pod gangs need more.
+    assert s.scaled(gang, 0.05)[1] == [
+        "bench_scenario_scale=0.05 is not allowed with scenario gang: it leaves 1 fake nodes, which hold 8 pods of "
+        "group gang-12 at once, and its gangs need 12",
+        "bench_scenario_scale=0.05 is not allowed with scenario gang: it leaves 1 fake nodes, which hold 8 pods of "
+        "group gang-16 at once, and its gangs need 16"]
+    assert s.scaled(gang, 0.125)[1] == []
+    assert s.problems_of("gang", scale=0.05)[0].startswith("bench_scenario_scale=0.05 is not allowed")
+    assert s.problems_of("burst", scale=0.5) == [
+        "bench_scenario_scale=0.5 is not allowed with bench_scenario=burst: the burst's size is that of the bench_* "
+        "knobs (bench_nodes, bench_jobs, ...)"]

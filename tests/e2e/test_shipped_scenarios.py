@@ -1,0 +1,108 @@
+"""Every shipped scenario (issue 13) at an eighth of its size (bench_scenario_scale) through bench.yml, on the default
+scheduler and coscheduling, a gang scheduler: every job bound, the scenario's own metrics measured, the report's
+section written. And a wait that runs out is a finding of the run, not a failure of it."""
+import csv
+import os
+
+from conftest import failure_text, mirror_vars, run_playbook, scheduler_results
+import pytest
+
+SCALE = 0.125
+SCHEDULERS = ["default", "coscheduling"]
+# At 1/8, worked out from scenarios/*.yml: (fake nodes, jobs, the scenario_metrics sections the scenario has).
+#   gang: 16 nodes -> 2; 12, 8 and 4 gangs -> 2, 1 and 1 (0.5 rounds to 0, and a group keeps one job).
+#   fair-share: 16 -> 2; 3 tenants x 100 jobs -> 12 each.  priority: 8 -> 1; 32 low -> 4, 8 high -> 1.
+#   steady: 16 -> 2; 1200 jobs at 4/s -> 150 over 37.5 s.  mixed: 16 -> 2; 256 small -> 32, 24 large -> 3.
+#   trace: 8 -> 1; its 16 rows -> 2 (the 5th, interactive at priority 100, and the 13th, batch at 0).
+EXPECTED = {
+    "gang": (2, 4, {"gang"}),
+    "fair-share": (2, 36, {"fair_share"}),
+    "priority": (1, 5, {"priority"}),
+    "steady": (2, 150, {"steady"}),
+    "mixed": (2, 35, set()),
+    "trace": (1, 2, {"fair_share", "priority"}),
+}
+
+
+def read_csv(path):
+    with open(path, encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_a_shipped_scenario_runs_at_an_eighth_of_its_size(tmp_path, bench_vars, name):
+    nodes, jobs, sections = EXPECTED[name]
+    extravars = dict(bench_vars, bench_schedulers=SCHEDULERS, bench_scenario=name, bench_scenario_scale=SCALE,
+                     bench_timeout=180, **mirror_vars())
+    runner = run_playbook(tmp_path, "bench.yml", extravars, label=name)
+    assert runner.rc == 0, failure_text(runner)
+
+    for scheduler in SCHEDULERS:
+        out, summary, env = scheduler_results(bench_vars, scheduler)
+        assert summary["complete"] is True, (scheduler, summary.get("reason"), summary.get("findings"))
+        assert (summary["scenario"], summary["scenario_scale"], env["knobs"]["scenario_scale"]) == (name, SCALE, SCALE)
+        assert summary["workload"]["nodes"] == env["workload"]["nodes"] == nodes
+        assert summary["timing_source"] == "audit"
+        metrics = summary["scenario_metrics"]
+        preempted = (metrics.get("priority") or {}).get("pods_preempted", 0)
+        assert metrics["breakdown"]["jobs"] == metrics["breakdown"]["jobs_all_bound"] == summary["jobs_submitted"] == jobs
+        assert metrics["breakdown"]["jobs_not_all_bound"] == []
+        assert sections <= set(metrics), (scheduler, sorted(metrics))
+        rows = read_csv(os.path.join(out, "jobs.csv"))
+        assert len(rows) == jobs and all(row["all_bound"] for row in rows)
+        assert summary["pods_bound"] == summary["pods_created"] == sum(int(row["pods"]) for row in rows) + preempted
+        assert 0 < metrics["utilization"]["peak_cpu_share"] <= 1
+        if "gang" in sections and scheduler == "coscheduling":
+            # A gang scheduler places each gang whole.
+            assert metrics["gang"]["full_gangs"] == metrics["gang"]["gang_jobs"] == jobs
+        if "steady" in sections:
+            window = metrics["steady"]["window"]
+            # The 30 s warm-up at 1/8 is 3.75 s.
+            assert window["from_s"] == pytest.approx(3.75) and window["to_s"] > window["from_s"]
+            assert metrics["steady"]["offered_pods_per_s"] > 0
+        print("%s at 1/8 on %s: makespan %.2f s, peak CPU share %.3f, %d pods preempted, findings %s" % (
+            name, scheduler, summary["makespan_s"], metrics["utilization"]["peak_cpu_share"], preempted,
+            summary["findings"]))
+
+    with open(os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "report.md"),
+              encoding="utf-8") as handle:
+        report = handle.read()
+    assert "## Scenario %s" % name in report
+
+
+# One node of 4 CPU: the first job's 4 pods hold it for 60 s; the second job, arriving 1 s later, cannot start
+# before they end, well after the run's 10 s wait.
+BLOCKED = """\
+description: a job that waits for room longer than the run waits
+cluster: {nodes: 1, node_cpu: "4", node_memory: 16Gi, node_pods: 20}
+phases:
+  - name: fill
+    groups:
+      - {name: first, jobs: 1, pods_per_job: 4, pod_cpu: "1", pod_memory: 1Gi, pod_duration: 60,
+         arrival: {kind: at_once}}
+  - name: late
+    start_s: 1
+    groups:
+      - {name: second, jobs: 1, pods_per_job: 4, pod_cpu: "1", pod_memory: 1Gi, pod_duration: 1,
+         arrival: {kind: at_once}}
+"""
+
+
+def test_a_wait_that_runs_out_is_a_finding_and_the_run_goes_on(tmp_path, bench_vars):
+    scenario = tmp_path / "blocked.yml"
+    scenario.write_text(BLOCKED)
+    extravars = dict(bench_vars, bench_scenario=str(scenario), bench_timeout=10)
+    runner = run_playbook(tmp_path, "bench.yml", extravars, label="blocked")
+    assert runner.rc == 0, failure_text(runner)
+
+    out, summary, env = scheduler_results(bench_vars, "default")
+    assert env["outcome"] == {"status": "ok"}
+    assert summary["complete"] is False and summary["reason"].startswith("timed out after 10s"), summary["reason"]
+    assert summary["findings"][0] == (
+        "1 of 2 jobs did not hold all their pods when the wait ran out (timeout=10 s): second-00000")
+    rows = {row["job"]: row for row in read_csv(os.path.join(out, "jobs.csv"))}
+    assert rows["first-00000"]["all_bound"] and rows["second-00000"]["all_bound"] == ""
+    with open(os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "report.md"),
+              encoding="utf-8") as handle:
+        report = handle.read()
+    assert "did not hold all their pods when the wait ran out" in report
