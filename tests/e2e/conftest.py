@@ -116,23 +116,35 @@ def processes_mentioning(text):
     return found
 
 
+def audit_events(path, needle=None, succeeded=False):
+    """The completed requests (stage ResponseComplete) of an audit log, gzipped or not, parsed, in order.
+
+    ``needle``: only lines with that text (a cheap filter before parsing); ``succeeded``: only responses below 300.
+    """
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            if needle is not None and needle not in line:
+                continue
+            event = json.loads(line)
+            if event.get("stage") == "ResponseComplete" and (
+                    not succeeded or (event.get("responseStatus") or {}).get("code", 0) < 300):
+                yield event
+
+
 def audit_bindings(path):
     """pod name -> (created, bound) stage timestamps read straight from a gzipped audit log."""
     created, bound = {}, {}
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            event = json.loads(line)
-            ref = event.get("objectRef") or {}
-            if event.get("verb") != "create" or ref.get("resource") != "pods":
-                continue
-            if event.get("responseStatus", {}).get("code", 0) >= 300:
-                continue
-            if ref.get("subresource") == "binding":
-                bound.setdefault(ref["name"], event["stageTimestamp"])
-            elif not ref.get("subresource"):
-                name = event.get("responseObject", {}).get("metadata", {}).get("name")
-                if name:
-                    created.setdefault(name, event["stageTimestamp"])
+    for event in audit_events(path, '"pods"', succeeded=True):
+        ref = event.get("objectRef") or {}
+        if event.get("verb") != "create" or ref.get("resource") != "pods":
+            continue
+        if ref.get("subresource") == "binding":
+            bound.setdefault(ref["name"], event["stageTimestamp"])
+        elif not ref.get("subresource"):
+            name = event.get("responseObject", {}).get("metadata", {}).get("name")
+            if name:
+                created.setdefault(name, event["stageTimestamp"])
     return created, bound
 
 

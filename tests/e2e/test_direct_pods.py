@@ -3,12 +3,10 @@ and Volcano, and they are timed and recorded as the pods of Jobs are. The audit 
 and no pod had an owner, and Volcano's controller made no PodGroup of its own; the kept cluster shows the pods
 as they ended."""
 import csv
-import gzip
-import json
 import os
 from collections import Counter
 
-from conftest import kept_run, mirror_vars, scheduler_results
+from conftest import audit_events, kept_run, mirror_vars, scheduler_results
 from kubernetes import client, config
 
 NODES, JOBS, PODS_PER_JOB = 10, 20, 3
@@ -19,15 +17,12 @@ NAMESPACE = "sched-bench"
 def creations(audit_gz):
     """(resource, name, response metadata) of every successful create in the test's namespace."""
     found = []
-    with gzip.open(audit_gz, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            event = json.loads(line)
-            ref = event.get("objectRef") or {}
-            if (event.get("verb") != "create" or ref.get("namespace") != NAMESPACE or ref.get("subresource")
-                    or event.get("stage") != "ResponseComplete" or event["responseStatus"].get("code", 0) >= 300):
-                continue
-            meta = (event.get("responseObject") or {}).get("metadata") or {}
-            found.append((ref.get("resource"), ref.get("name") or meta.get("name"), meta))
+    for event in audit_events(audit_gz, NAMESPACE, succeeded=True):
+        ref = event.get("objectRef") or {}
+        if event.get("verb") != "create" or ref.get("namespace") != NAMESPACE or ref.get("subresource"):
+            continue
+        meta = (event.get("responseObject") or {}).get("metadata") or {}
+        found.append((ref.get("resource"), ref.get("name") or meta.get("name"), meta))
     return found
 
 

@@ -5,12 +5,11 @@ express are in the results; the audit log shows each scheduler's native objects 
 queues; Kueue's ClusterQueues in a cohort, LocalQueues and WorkloadPriorityClasses; YuniKorn's queue label and task
 groups, its REST API the tenant queues)."""
 import csv
-import gzip
 import json
 import os
 import urllib.request
 
-from conftest import failure_text, kept_run, mirror_vars, run_playbook, scheduler_results
+from conftest import audit_events, failure_text, kept_run, mirror_vars, run_playbook, scheduler_results
 
 # Not coscheduling: kube-scheduler's preemption takes pods of a running gang for the high-priority job, and the gang's
 # replacements then wait for a whole group that never forms again (measured: 180 s, docs/scenarios.md). The shipped
@@ -50,15 +49,13 @@ UNSUPPORTED = {"default": ["fair_share", "gang"], "volcano": []}
 def cluster_creations(audit_gz):
     """(resource, name) of every successful create of a cluster-scoped object of the scenario."""
     found = set()
-    with gzip.open(audit_gz, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            event = json.loads(line)
-            ref = event.get("objectRef") or {}
-            if (event.get("verb") == "create" and event.get("stage") == "ResponseComplete"
-                    and ref.get("resource") in ("priorityclasses", "queues", "clusterqueues", "localqueues",
-                                                "workloadpriorityclasses")
-                    and event["responseStatus"].get("code", 0) < 300 and ref.get("name", "").startswith("sched-bench-")):
-                found.add((ref["resource"], ref["name"]))
+    for event in audit_events(audit_gz, "sched-bench-", succeeded=True):
+        ref = event.get("objectRef") or {}
+        if (event.get("verb") == "create"
+                and ref.get("resource") in ("priorityclasses", "queues", "clusterqueues", "localqueues",
+                                            "workloadpriorityclasses")
+                and ref.get("name", "").startswith("sched-bench-")):
+            found.add((ref["resource"], ref["name"]))
     return found
 
 
@@ -184,18 +181,15 @@ def test_kueue_admits_a_scenarios_tenants_from_their_cohort_queues(tmp_path, ben
 def pod_creations(audit_gz, namespace="sched-bench"):
     """(name, labels, annotations) of every pod created in the test's namespace, and the names of pods deleted."""
     created, deleted = [], set()
-    with gzip.open(audit_gz, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            event = json.loads(line)
-            ref = event.get("objectRef") or {}
-            if (ref.get("resource") != "pods" or ref.get("namespace") != namespace or ref.get("subresource")
-                    or event.get("stage") != "ResponseComplete" or event["responseStatus"].get("code", 0) >= 300):
-                continue
-            if event.get("verb") == "create":
-                meta = event["responseObject"]["metadata"]
-                created.append((meta["name"], meta.get("labels") or {}, meta.get("annotations") or {}))
-            elif event.get("verb") == "delete":
-                deleted.add(ref["name"])
+    for event in audit_events(audit_gz, '"pods"', succeeded=True):
+        ref = event.get("objectRef") or {}
+        if ref.get("resource") != "pods" or ref.get("namespace") != namespace or ref.get("subresource"):
+            continue
+        if event.get("verb") == "create":
+            meta = event["responseObject"]["metadata"]
+            created.append((meta["name"], meta.get("labels") or {}, meta.get("annotations") or {}))
+        elif event.get("verb") == "delete":
+            deleted.add(ref["name"])
     return created, deleted
 
 

@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import mirror_vars, processes_mentioning
+from conftest import audit_events, mirror_vars, processes_mentioning
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCHEDULERS = ["default", "kueue", "volcano", "yunikorn", "coscheduling"]
@@ -133,16 +133,10 @@ def test_every_pod_is_bound_and_the_audit_log_agrees(run, scheduler):
     assert all(row["node"].startswith("kwok-node-") and row["bound"] for row in rows)
 
     bindings = {}
-    with gzip.open(directory / "audit.log.gz", "rt", encoding="utf-8") as handle:
-        for line in handle:
-            if '"binding"' not in line:
-                continue
-            event = json.loads(line)
-            ref = event.get("objectRef") or {}
-            if (event.get("stage") == "ResponseComplete" and event.get("verb") == "create"
-                    and ref.get("namespace") == NAMESPACE and ref.get("subresource") == "binding"
-                    and 200 <= (event.get("responseStatus") or {}).get("code", 0) < 300):
-                bindings.setdefault(ref["name"], ((event.get("requestObject") or {}).get("target") or {}).get("name"))
+    for event in audit_events(directory / "audit.log.gz", '"binding"', succeeded=True):
+        ref = event.get("objectRef") or {}
+        if event.get("verb") == "create" and ref.get("namespace") == NAMESPACE and ref.get("subresource") == "binding":
+            bindings.setdefault(ref["name"], ((event.get("requestObject") or {}).get("target") or {}).get("name"))
     assert {row["pod"]: row["node"] for row in rows} == bindings
 
 

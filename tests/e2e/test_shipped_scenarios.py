@@ -4,8 +4,8 @@ section written. And a wait that runs out is a finding of the run, not a failure
 import csv
 import os
 
-from conftest import failure_text, mirror_vars, run_playbook, scheduler_results
 import pytest
+from conftest import failure_text, mirror_vars, run_playbook, scheduler_results
 
 SCALE = 0.125
 SCHEDULERS = ["default", "coscheduling"]

@@ -1,12 +1,11 @@
 """bench.yml end to end on this machine: real etcd, kube-apiserver, kube-controller-manager,
 kwok and kube-scheduler built from source, loaded by the sched_loadtest module."""
 import csv
-import gzip
 import json
 import os
 import time
 
-from conftest import audit_bindings, failure_text, processes_mentioning, run_playbook, task_results
+from conftest import audit_bindings, audit_events, failure_text, processes_mentioning, run_playbook, task_results
 
 
 def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars):
@@ -127,12 +126,6 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
     stops = task_results(again, "Stop the processes of the cluster")
     assert stops and not any(result.get("res", {}).get("changed") for result in stops)
     assert processes_mentioning(workspace) == []
-
-
-def audit_events(path):
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            yield json.loads(line)
 
 
 def test_existing_run_dir_is_never_overwritten(tmp_path, bench_vars):
