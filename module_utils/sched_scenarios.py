@@ -2,7 +2,8 @@
 """Scenarios: a fake cluster, tenants with weights, and phases of job groups, from a small YAML file.
 
 ``load`` reads a shipped scenario by name (scenarios/<name>.yml) or any file by path and checks it,
-one sentence per problem naming the file, the line and the field; ``expand`` turns a checked scenario
+one sentence per problem naming the file, the line and the field; ``scaled`` sizes it by
+bench_scenario_scale; ``expand`` turns a checked scenario
 into the jobs to submit, in submission order, the same on every call (Poisson arrivals draw from a
 generator of their own seed). The format is described in docs/scenarios.md. Quantities follow
 module_utils/sched_rules.py; only ``load`` and the trace reader open files.
@@ -392,9 +393,14 @@ def _fits(check, line, label, job, cluster):
     unfit = problems(work, "%s", ("pod_cpu", "pod_memory", "node_cpu", "node_memory"))
     if unfit:
         check.say(line, "%s: %s" % (label, unfit[0]))
-    elif job.get("gang") and pods_per_node(work) * cluster["nodes"] < job["pods_per_job"]:
+    elif job.get("gang") and _room(cluster, job) < job["pods_per_job"]:
         check.say(line, "%s: a gang of %d pods is not allowed: the cluster holds only %d such pods at once" % (
-            label, job["pods_per_job"], pods_per_node(work) * cluster["nodes"]))
+            label, job["pods_per_job"], _room(cluster, job)))
+
+
+def _room(cluster, job):
+    """How many of the job's pods the cluster's fake nodes hold at once."""
+    return pods_per_node(dict(cluster, pod_cpu=job["pod_cpu"], pod_memory=job["pod_memory"])) * cluster["nodes"]
 
 
 def _trace(check, paths, group_path, line, tenants, cluster, gang):
@@ -485,14 +491,12 @@ def scaled(scenario, factor, label="bench_scenario_scale"):
                 group["jobs"] = max(1, int(round(group["jobs"] * factor)))
                 group["pod_duration"] = clock(group["pod_duration"])
                 jobs = [group]
-            unfit = [(job["pods_per_job"], room) for job in jobs if group["gang"] for room in [
-                pods_per_node(dict(cluster, pod_cpu=job["pod_cpu"], pod_memory=job["pod_memory"])) * cluster["nodes"]]
-                     if room < job["pods_per_job"]]
+            unfit = [job for job in jobs if group["gang"] and _room(cluster, job) < job["pods_per_job"]]
             if unfit:
                 found.append("%s=%g is not allowed with scenario %s: it leaves %d fake nodes, which hold %d pods of "
                              "group %s at once, and its gangs need %d" % (
-                                 label, factor, scenario["name"], cluster["nodes"], unfit[0][1], group["name"],
-                                 unfit[0][0]))
+                                 label, factor, scenario["name"], cluster["nodes"], _room(cluster, unfit[0]),
+                                 group["name"], unfit[0]["pods_per_job"]))
     return out, found
 
 
