@@ -182,9 +182,10 @@ def share_chart(host, scheduler, samples, file_name):
 
 
 def cdf(values):
-    """(xs, ys) of the empirical CDF of ``values``."""
+    """(xs, ys) of the empirical CDF of ``values``; a None (never reached) counts in the whole, so the curve ends
+    below 1 by the share of those."""
     ordered = sorted(value for value in values if value is not None)
-    return ordered, [(index + 1) / len(ordered) for index in range(len(ordered))]
+    return ordered, [(index + 1) / len(values) for index in range(len(ordered))]
 
 
 def cdf_chart(rows, host, file_name, title, values_of):
@@ -196,7 +197,10 @@ def cdf_chart(rows, host, file_name, title, values_of):
 
 
 def gang_seconds(sample):
-    return [row["all_bound_ms"] / 1000.0 for row in sample.jobs if row["gang"] and row["all_bound_ms"] is not None]
+    """Each gang job's time to full gang (s: creation until it first held all its pods at once), None for one never
+    whole."""
+    return [None if row.get("full_gang_ms") is None else row["full_gang_ms"] / 1000.0
+            for row in sample.jobs if row["gang"]]
 
 
 def pod_seconds(sample):
@@ -246,7 +250,7 @@ def _charts_of(rows, feature):
                 for host, scheduler, _, samples in rows]
     if feature == "gang":
         return [cdf_chart(rows, host, "gang-cdf-%s.png" % slug(host),
-                          "Time to full gang on %s (CDF of gang jobs, creation → all pods bound)", gang_seconds)
+                          "Time to full gang on %s (CDF over gang jobs; below 1: never whole)", gang_seconds)
                 for host in _hosts(rows)]
     if feature == "breakdown":
         return [chart for host in _hosts(rows) for chart in (

@@ -10,16 +10,16 @@ from __future__ import annotations
 try:
     from ansible.module_utils.sched_metrics import POD_FIELDS, format_time_us, pod_rows
     from ansible.module_utils.sched_scenario_findings import findings
-    from ansible.module_utils.sched_scenario_metrics import milestones, pods_of, scenario_metrics
+    from ansible.module_utils.sched_scenario_metrics import gang_progress, milestones, pods_of, scenario_metrics, span
 except ImportError:  # imported from the project's own tools and tests, outside Ansible
     from sched_metrics import POD_FIELDS, format_time_us, pod_rows
     from sched_scenario_findings import findings
-    from sched_scenario_metrics import milestones, pods_of, scenario_metrics
+    from sched_scenario_metrics import gang_progress, milestones, pods_of, scenario_metrics, span
 
 # jobs.csv: one row per submitted job; times are the API server's (RFC 3339), empty when not reached or, for
 # admitted, when the scheduler has no admission step (or the run was timed from the watch).
 JOB_FIELDS = ["job", "group", "tenant", "priority", "gang", "pods", "arrival_s", "created", "admitted",
-              "first_pod_created", "first_bound", "all_bound", "all_bound_ms"]
+              "first_pod_created", "first_bound", "all_bound", "all_bound_ms", "full_gang_ms"]
 # pods.csv of a scenario: the burst's columns and the pod's job's tenant and priority.
 SCENARIO_POD_FIELDS = POD_FIELDS + ["tenant", "priority"]
 
@@ -52,12 +52,16 @@ def _time(value):
 
 
 def job_rows(jobs, pods):
-    """Rows of jobs.csv from job_records and pod_records."""
+    """Rows of jobs.csv from job_records and pod_records. all_bound_ms: until the job's pods were all bound (a
+    pod may have ended before the last was bound); full_gang_ms: until a gang job first held all its pods at once."""
     grouped = pods_of(pods)
+    end_us = span(jobs, pods)[1]
     rows = []
     for job in jobs:
         reached = milestones(job, grouped.get(job["name"], []))
         done = reached["all_bound"] is not None and reached["created"] is not None
+        full = (gang_progress(job, grouped.get(job["name"], []), end_us)[0]
+                if job["gang"] and end_us is not None and reached["created"] is not None else None)
         rows.append({
             "job": job["name"], "group": job["group"], "tenant": job["tenant"], "priority": job["priority"],
             "gang": str(job["gang"]).lower(), "pods": job["pods_per_job"], "arrival_s": job["arrival_s"],
@@ -65,6 +69,7 @@ def job_rows(jobs, pods):
             "first_pod_created": _time(reached["first_pod_created"]), "first_bound": _time(reached["first_bound"]),
             "all_bound": _time(reached["all_bound"]),
             "all_bound_ms": "%.3f" % ((reached["all_bound"] - reached["created"]) / 1000.0) if done else "",
+            "full_gang_ms": "%.3f" % ((full - reached["created"]) / 1000.0) if full is not None else "",
         })
     return rows
 

@@ -132,6 +132,8 @@ def test_gang_section_and_its_cdf(tmp_path):
     document.update(scenario="gang", scenario_metrics=measured, unsupported=[],
                     findings=findings.findings(scenario["thresholds"], measured))
     write_result(directory, document)
+    # jobs.csv: the breakdown's rows and the time the gang first held both pods, 3 s.
+    rows[0]["full_gang_ms"] = 3000.0
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
     writer.writeheader()
@@ -144,6 +146,8 @@ def test_gang_section_and_its_cdf(tmp_path):
     assert table.rows[0][table.headers.index("Stuck partial")].text == "1"
     cdf = {chart.file_name: chart for chart in built.charts}["gang-cdf-h.png"]
     assert cdf.series == {"volcano": ([3.0], [1.0])}
+    # A gang never whole keeps the curve below 1 by its share: 3 gangs, one full at 2 s, one at 5 s, one never.
+    assert scenario_report.cdf([5.0, None, 2.0]) == ([2.0, 5.0], [1 / 3, 2 / 3])
     assert "volcano on h: 1 gang jobs stayed partly bound longer than stuck_partial_s=1: g" in render.render_markdown(built)
 
 

@@ -44,6 +44,8 @@ def test_jobs_csv_has_each_milestone_and_the_time_to_all_bound():
         "2027-01-15T08:00:01.000000Z", "2027-01-15T08:00:02.250000Z", "2250.000", "true")
     assert (y["tenant"], y["priority"], y["first_bound"], y["all_bound"], y["all_bound_ms"], y["admitted"]) == (
         "b", 5, "", "", "", "")
+    # The gang held both pods from 2.25 s on; a job that is no gang has no such time.
+    assert (x["full_gang_ms"], y["full_gang_ms"]) == ("2250.000", "")
     assert list(x) == r.JOB_FIELDS
 
 
@@ -80,3 +82,12 @@ phases:
     assert summary["findings"] == ["the fairness error 0.500 is above fairness_error=0.1 (Jain's index 0.500)"]
     unsupported = r.scenario_summary(scenario, jobs, pods, ["fair_share"])
     assert unsupported["findings"] == [] and unsupported["unsupported"] == ["fair_share"]
+
+
+def test_a_gang_whose_pods_never_ran_together_was_never_full():
+    # 2-pod gang: a pod bound at 1 s ends at 3 s (preempted), the other is bound at 5 s: all bound, never whole.
+    first = dict(pod("g-00000", 0, 0.5, 1.0), ended_us=T0 + 3 * S)
+    pods = r.pod_records([first, pod("g-00000", 1, 0.5, 5.0)])
+    jobs = r.job_records([job("g-00000", gang=True)], {"g-00000": T0}, pods)
+    (row,) = r.job_rows(jobs, pods)
+    assert row["full_gang_ms"] == ""
