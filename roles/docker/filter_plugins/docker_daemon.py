@@ -42,7 +42,7 @@ def parse(text, path="/etc/docker/daemon.json"):
     try:
         doc = json.loads(text)
     except ValueError as err:
-        raise AnsibleFilterError("%s is not valid JSON (%s): fix or remove it, the docker role merges into it" % (path, err))
+        raise AnsibleFilterError("%s is not valid JSON (%s): fix or remove it, the docker role merges into it" % (path, err)) from err
     if not isinstance(doc, dict):
         raise AnsibleFilterError("%s holds a JSON %s, not an object: fix or remove it, the docker role merges into it"
                                  % (path, type(doc).__name__))
