@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup bench bench-scale test test-unit test-e2e test-molecule lint docker base-image kind-images bench-loadgen teardown report clean
+.PHONY: setup bench bench-scale test test-unit test-e2e test-molecule test-kind lint docker base-image kind-images scheduler-images bench-loadgen teardown report clean
 
 ## setup: create .venv with the pinned Python packages (fast when done)
 setup: $(VENV)/.installed
@@ -59,6 +59,17 @@ KIND_IMAGES_VERSION = $(shell $(VENV)/bin/python hack/kind-images/kindimg.py nod
 kind-images: setup docker
 	hack/kind-docker.sh
 	hack/kind-images.sh $(KIND_IMAGES_VERSION)
+
+## scheduler-images: test machines only: the images of Kueue's release (its manager and kube-rbac-proxy) built
+## from source with the names the release manifest gives them, and the local registry's image (cached by tag)
+scheduler-images: setup docker
+	hack/scheduler-images.sh kueue
+	hack/registry-image.sh
+
+## test-kind: test machines only: bench.yml on the kind runtime (default scheduler and Kueue) after building
+## its images (cached; tests/e2e/test_kind.py is skipped in `make test` while they are missing)
+test-kind: kind-images scheduler-images
+	$(VENV)/bin/python -m pytest tests/e2e/test_kind.py $(PYTEST_ARGS)
 
 ## bench-loadgen: how fast the load generator submits jobs (no scheduler running)
 bench-loadgen: setup

@@ -14,29 +14,8 @@ kubeadm_image() { "$BIN/kubeadm" config images list --kubernetes-version "$VERSI
 # The image kind's node image build pulls, from its source at the pinned version: <file> <Go constant>.
 kind_image() { sed -n "s/^const $2 = \"\(.*\)\"/\1/p" "$KIND_MODULE/pkg/build/nodeimage/$1"; }
 
-# A FROM-scratch image: the binaries (at their paths in the image), the libraries they link, /tmp.
-#   scratch_image <image> <entrypoint> <source:path in image>...
-scratch_image() {
-  local image="$1" entrypoint="$2" rootfs="$WORK/rootfs" pair source target lib
-  shift 2
-  rm -rf "$rootfs" && mkdir -p "$rootfs/tmp" "$rootfs/etc" && chmod 1777 "$rootfs/tmp"
-  echo 'root:x:0:0:root:/:/bin/sh' >"$rootfs/etc/passwd"
-  echo 'root:x:0:' >"$rootfs/etc/group"
-  for pair in "$@"; do
-    source="${pair%%:*}" target="${pair#*:}"
-    mkdir -p "$rootfs$(dirname "$target")"
-    cp -a "$source" "$rootfs$target"
-    if [ ! -L "$source" ] && ldd "$source" >/dev/null 2>&1; then
-      for lib in $(ldd "$source" | grep -oE '/[^ ]+'); do
-        mkdir -p "$rootfs$(dirname "$lib")"
-        cp -L "$lib" "$rootfs$lib"
-      done
-    fi
-  done
-  tar -C "$rootfs" -c . | docker import --change "ENTRYPOINT [\"$entrypoint\"]" \
-    --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' - "$image" >/dev/null
-  echo "kind-images: built $image"
-}
+# shellcheck source=hack/kind-images/scratch.sh
+source "$HERE/scratch.sh"
 
 busybox() {
   # Debian's statically linked busybox, for the two images that need a shell.

@@ -1,6 +1,7 @@
 """Helpers of hack/kind-images.sh (test set-up only, never used by the product).
     kindimg.py versions <kubernetes version>   shell assignments: the version set's kind, etcd and Go
     kindimg.py node-version [version set]      the Kubernetes version of the set's node image (modern)
+    kindimg.py pin <name> [version set]        the set's pin of one component (kueue, go...; modern)
     kindimg.py gomod <kubernetes version> <etcd version>
                                                go.mod of the module that builds the node's binaries
     kindimg.py archive <in.tar> <out.tar> <image>...
@@ -93,6 +94,12 @@ def main(argv):
         if name not in VERSION_SETS:
             raise SystemExit("kind-images: version set %s does not exist; allowed: %s" % (name, ", ".join(VERSION_SETS)))
         print(VERSION_SETS[name]["node_image"].split(":", 1)[1])
+    elif argv[:1] == ["pin"] and len(argv) in (2, 3):
+        pins = VERSION_SETS.get(argv[2] if len(argv) == 3 else "modern")
+        if pins is None or argv[1] not in pins:
+            raise SystemExit("kind-images: no pin %s in version set %s; allowed: %s"
+                             % (argv[1], argv[2] if len(argv) == 3 else "modern", ", ".join(VERSION_SETS["modern"])))
+        print(pins[argv[1]])
     elif argv[:1] == ["gomod"] and len(argv) == 3:
         sys.stdout.write(go_mod(argv[1], argv[2]))
     elif argv[:1] == ["archive"] and len(argv) == 3:

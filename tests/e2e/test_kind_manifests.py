@@ -10,41 +10,25 @@ kubernetes.core.k8s turns into a server-side dry run (dryRun=All) against a
 binary-runtime cluster's API server.
 
 GitHub is not reachable, so the release manifests are built the way upstream
-builds them, from the Go module sources (Kueue: `kustomize build config/default`
-after `kustomize edit set image`, as its Makefile's `artifacts` target; Volcano:
-installer/volcano-development.yaml at the tag) and served from 127.0.0.1 laid out
-like the upstream URLs: the test passes URL templates pointing at that server,
-which is the mirror-replacement path a user takes.
+builds them, from the Go module sources, and served from 127.0.0.1 laid out like
+the upstream URLs (release_mirror.py, shared with test_kind.py): the test passes URL
+templates pointing at that server, which is the mirror-replacement path a user takes.
 """
 import json
-import os
-import pathlib
 import re
-import shutil
-import socket
-import subprocess
-import sys
 import time
 
 import pytest
 import yaml
-from conftest import MIRROR_GO, failure_text, go_mirror_env, mirror_vars, processes_mentioning, run_playbook
+from conftest import failure_text, mirror_vars, processes_mentioning, run_playbook
 from kubernetes import config as k8s_config
 from kubernetes import dynamic
 from kubernetes.dynamic.exceptions import NotFoundError
+from release_mirror import UPSTREAM_PATHS, VERSIONS, build_release_manifests, free_port, serve, templates
 
-VERSIONS = {"kueue": "v0.10.1", "volcano": "v1.11.0"}
 # The schedulers that ship Helm charts: YuniKorn's from a chart repository (the mirror's, served
 # on 127.0.0.1 like the manifests), coscheduling's from the chart inside its Go module.
 CHARTS = {"yunikorn": "yunikorn", "coscheduling": "scheduler-plugins"}  # scheduler -> namespace
-MIRROR_CHARTS = pathlib.Path(MIRROR_GO).parent / "charts" if MIRROR_GO else None
-MODULES = {"kueue": "sigs.k8s.io/kueue", "volcano": "volcano.sh/volcano"}
-KUSTOMIZE = "v5.5.0"
-# Paths below the server's root, the same as below the upstream hosts in the default templates.
-UPSTREAM_PATHS = {
-    "kueue": "kubernetes-sigs/kueue/releases/download/{version}/manifests.yaml",
-    "volcano": "volcano-sh/volcano/{version}/installer/volcano-development.yaml",
-}
 # A port range of its own, below the kernel's ephemeral ports and apart from conftest's random
 # ranges (21000-29999) and test_schedulers' (30000-31999): the cluster takes 20000-20089,
 # the manifest server one of 20090-20099.
@@ -53,91 +37,7 @@ SERVER_PORTS = range(20090, 20100)
 CPU_LIMIT = "1500m"
 REGISTRY = "localhost:5001"
 FIELD_MANAGER = "kube-sched-bench"
-CACHE = pathlib.Path.home() / ".cache" / "kube-sched-bench"
 WORKLOADS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob")
-
-
-def go_env():
-    go = CACHE / "go"
-    return dict(os.environ, GOMODCACHE=str(go / "mod"), GOCACHE=str(go / "build"), GOPATH=str(go / "path"),
-                GOFLAGS="-mod=mod -modcacherw", **go_mirror_env())
-
-
-def go_binary():
-    found = shutil.which("go") or "/usr/local/go/bin/go"
-    assert os.path.exists(found), "Go is needed to read the schedulers' module sources"
-    return found
-
-
-def module_dir(module, version, cwd):
-    """The module's source directory in the module cache (downloaded through the Go proxy if missing)."""
-    result = subprocess.run([go_binary(), "mod", "download", "-json", "%s@%s" % (module, version)],
-                            cwd=cwd, env=go_env(), capture_output=True, text=True, check=False, timeout=900)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return pathlib.Path(json.loads(result.stdout)["Dir"])
-
-
-def kustomize(cwd):
-    binary = CACHE / "tools" / ("kustomize-" + KUSTOMIZE) / "kustomize"
-    if not binary.exists():
-        env = dict(go_env(), GOBIN=str(binary.parent))
-        result = subprocess.run([go_binary(), "install", "sigs.k8s.io/kustomize/kustomize/v5@" + KUSTOMIZE],
-                                cwd=cwd, env=env, capture_output=True, text=True, check=False, timeout=1800)
-        assert result.returncode == 0, result.stderr
-    return str(binary)
-
-
-def build_release_manifests(root, work):
-    """Write each release manifest below ``root`` at its upstream path; return name -> path."""
-    paths = {name: root / UPSTREAM_PATHS[name].format(version=version) for name, version in VERSIONS.items()}
-    for path in paths.values():
-        path.parent.mkdir(parents=True, exist_ok=True)
-    # Kueue: its Makefile's `artifacts` target, on a writable copy of the module's config/.
-    config = work / "kueue-config"
-    shutil.copytree(module_dir(MODULES["kueue"], VERSIONS["kueue"], work) / "config", config)
-    for directory, _, files in os.walk(config):
-        os.chmod(directory, 0o755)
-        for name in files:
-            os.chmod(os.path.join(directory, name), 0o644)
-    tool = kustomize(work)
-    image = "controller=registry.k8s.io/kueue/kueue:" + VERSIONS["kueue"]
-    for argv, cwd in (([tool, "edit", "set", "image", image], config / "components" / "manager"),
-                      ([tool, "build", "default", "-o", str(paths["kueue"])], config)):
-        result = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False, timeout=300)
-        assert result.returncode == 0, result.stderr
-    # Volcano: the installer manifest of the tag, as it is.
-    shutil.copy(module_dir(MODULES["volcano"], VERSIONS["volcano"], work) / "installer" / "volcano-development.yaml",
-                paths["volcano"])
-    # YuniKorn: its chart repository (index.yaml and the chart), as a lab's chart mirror serves it.
-    assert MIRROR_CHARTS, "the module and chart mirror beside the project (../shared/mirror) was not found"
-    shutil.copytree(MIRROR_CHARTS, root / "charts")
-    return paths
-
-
-def free_port(ports):
-    for port in ports:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) != 0:
-                return port
-    raise AssertionError("no free port in %s" % (ports,))
-
-
-def serve(root):
-    """A plain HTTP server on 127.0.0.1 for ``root``; returns (process, base URL)."""
-    port = free_port(SERVER_PORTS)
-    process = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
-                                "--directory", str(root)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return process, "http://127.0.0.1:%d" % port
-        time.sleep(0.1)
-    process.kill()
-    raise AssertionError("the manifest server did not listen on %d" % port)
-
-
-def templates(base):
-    return {name: "%s/%s" % (base, path) for name, path in UPSTREAM_PATHS.items()}
 
 
 def documents(path):
@@ -224,7 +124,7 @@ def test_kind_manifests_pass_a_server_side_dry_run(tmp_path):
     cluster_vars = {"bench_workspace": str(workspace), "bench_run_id": "kind-manifests",
                     "bench_results_dir": str(tmp_path / "results"),
                     "bench_port_range_start": CLUSTER_PORTS[0], "bench_port_range_end": CLUSTER_PORTS[1]}
-    server, base = serve(tmp_path / "mirror")
+    server, base = serve(tmp_path / "mirror", SERVER_PORTS)
     try:
         # Render only: no cluster, no Docker.
         out = tmp_path / "manifests"

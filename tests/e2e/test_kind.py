@@ -1,0 +1,141 @@
+"""bench.yml on the kind runtime, end to end on this machine: Docker, the local registry, a kind
+cluster with the seed's audit policy, kwok beside it, the default scheduler and Kueue, the load
+test timed from the audit log, the results fetched, and a teardown that leaves nothing.
+
+Nothing can be pulled here, so the images are built beforehand from source (`make test-kind`:
+`make kind-images` for kind's node image, hack/scheduler-images.sh for Kueue's, hack/registry-image.sh
+for the registry's): without them this test is skipped, so that `make test` does not build them.
+dockerd must run kind's privileged nodes (hack/kind-docker.sh, also part of `make kind-images`).
+The product mirrors each image into its registry as it would an image pulled through
+registry_image_prefix ("pull unless present"). Kueue's release manifest is built from its Go module
+and served on 127.0.0.1 like the upstream URL (release_mirror.py).
+"""
+import csv
+import gzip
+import json
+import os
+import pathlib
+import subprocess
+import time
+
+import pytest
+from conftest import audit_bindings, failure_text, processes_mentioning, run_playbook, scheduler_results
+from release_mirror import CACHE, VERSIONS, build_release_manifests, serve, templates
+from version_matrix import VERSION_SETS
+
+REGISTRY_IMAGE = "sched-bench/registry:debian"
+NODE_IMAGE = VERSION_SETS["modern"]["node_image"]
+KUEUE_IMAGE = "registry.k8s.io/kueue/kueue:" + VERSIONS["kueue"]
+SCHEDULERS = ["default", "kueue"]
+PODS = 5
+# The manifest server's ports, apart from test_kind_manifests' (20090-20099) and conftest's random ranges.
+SERVER_PORTS = range(20190, 20200)
+# The registry's blobs outlive the test (the node image alone is 1.8 GB to push): the product keeps them
+# in registry_data_dir, and a run finds there what an earlier one pushed.
+REGISTRY_DATA = CACHE / "kind-e2e-registry"
+KIND_LABEL = "io.x-k8s.kind.cluster"
+
+
+def docker(*args):
+    return subprocess.run(["docker", *args], capture_output=True, text=True, check=False, timeout=120)
+
+
+def missing_images():
+    return [image for image in (NODE_IMAGE, KUEUE_IMAGE, REGISTRY_IMAGE) if docker("image", "inspect", image).returncode]
+
+
+def skip_reason():
+    if docker("info").returncode:
+        return "no Docker engine answers (make test-kind starts one)"
+    missing = missing_images()
+    if missing:
+        return "images not built: %s (make test-kind builds them)" % ", ".join(missing)
+    return None
+
+
+pytestmark = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
+
+
+def kueue_admissions(audit_log):
+    """Names of the Jobs Kueue's controller wrote to (it unsuspends a Job to admit it), from a gzipped audit log."""
+    names = set()
+    with gzip.open(audit_log, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            event = json.loads(line)
+            ref = event.get("objectRef") or {}
+            if (ref.get("resource") == "jobs" and event.get("verb") in ("update", "patch")
+                    and event.get("user", {}).get("username", "").startswith("system:serviceaccount:kueue-system:")
+                    and event.get("responseStatus", {}).get("code", 0) < 300):
+                names.add(ref["name"])
+    return names
+
+
+def ours_left(workspace):
+    """What the run could leave behind: kind's node containers, the registry, the kind network, processes."""
+    return {
+        "kind containers": docker("ps", "-aq", "--filter", "label=" + KIND_LABEL).stdout.split(),
+        "registry container": docker("ps", "-aq", "--filter", "name=^kind-registry$").stdout.split(),
+        "kind network": [name for name in docker("network", "ls", "--format", "{{.Name}}").stdout.split()
+                         if name == "kind"],
+        "processes": processes_mentioning(str(workspace)),
+    }
+
+
+def test_default_and_kueue_on_kind(tmp_path, bench_vars):
+    started = time.monotonic()
+    # A kind cluster of someone else would share the kind network: the last check could not hold.
+    assert docker("ps", "-aq", "--filter", "label=" + KIND_LABEL).stdout.split() == [], "a kind cluster already runs"
+    work = tmp_path / "work"
+    work.mkdir()
+    build_release_manifests(tmp_path / "mirror", work, names=("kueue",), charts=False)
+    REGISTRY_DATA.mkdir(parents=True, exist_ok=True)
+    extravars = dict(bench_vars, bench_runtime="kind", bench_schedulers=SCHEDULERS, bench_nodes=5, bench_jobs=PODS,
+                     bench_pods_per_job=1, bench_pod_duration=1, bench_timeout=300,
+                     registry_image=REGISTRY_IMAGE, registry_data_dir=str(REGISTRY_DATA))
+    server, base = serve(tmp_path / "mirror", SERVER_PORTS)
+    try:
+        extravars["scheduler_release_manifest_urls"] = templates(base)
+        runner = run_playbook(tmp_path, "bench.yml", extravars, label="kind")
+    finally:
+        server.kill()
+        server.wait()
+    workspace = pathlib.Path(bench_vars["bench_workspace"])
+    try:
+        assert runner.rc == 0, failure_text(runner)
+        for scheduler in SCHEDULERS:
+            out, summary, env = scheduler_results(bench_vars, scheduler)
+            assert sorted(os.listdir(out)) == ["env.json", "pods.csv", "summary.json", "timeline.csv"], scheduler
+            assert env["runtime"] == "kind" and env["outcome"] == {"status": "ok"}, scheduler
+            assert (summary["pods_created"], summary["pods_bound"], summary["complete"]) == (PODS, PODS, True), scheduler
+            assert summary["timing_source"] == "audit", scheduler
+            with open(os.path.join(out, "pods.csv"), encoding="utf-8") as handle:
+                rows = list(csv.DictReader(handle))
+            assert len(rows) == PODS and all(row["node"].startswith("kwok-node-") for row in rows), rows
+            # The kind API server's own audit log (kept on the host) has each pod's creation and binding.
+            created, bound = audit_bindings(env["audit_log"]["on_host"])
+            for row in rows:
+                assert (row["created"], row["bound"]) == (created[row["pod"]], bound[row["pod"]]), (scheduler, row)
+        # Kueue admitted every Job (its controller unsuspended it), with images from the local registry.
+        kueue_env = scheduler_results(bench_vars, "kueue")[2]
+        assert len(kueue_admissions(kueue_env["audit_log"]["on_host"])) == PODS
+        deployed = [event["event_data"]["res"]["ansible_facts"]["scheduler_deployed"] for event in runner.events
+                    if event.get("event") == "runner_on_ok"
+                    and "scheduler_deployed" in (event["event_data"].get("res", {}).get("ansible_facts") or {})]
+        kueue = [record for record in deployed if record.get("name") == "kueue" and record.get("images")][-1]
+        assert all(image.startswith("localhost:5001/") for image in kueue["images"]), kueue
+        assert "localhost:5001/%s" % KUEUE_IMAGE in kueue["images"], kueue
+        # Nothing of the run is left: no node, registry, network or process.
+        assert ours_left(workspace) == {"kind containers": [], "registry container": [], "kind network": [],
+                                        "processes": []}
+        # A second teardown finds nothing and fails on nothing.
+        down = dict(bench_vars, bench_runtime="kind")
+        down.pop("bench_run_id")
+        again = run_playbook(tmp_path, "playbooks/teardown.yml", down, label="down")
+        assert again.rc == 0, failure_text(again)
+    finally:
+        left = ours_left(workspace)
+        if any(left.values()):
+            down = dict(bench_vars, bench_runtime="kind")
+            down.pop("bench_run_id")
+            run_playbook(tmp_path, "playbooks/teardown.yml", down, label="cleanup")
+    print("test wall time: %.0f s" % (time.monotonic() - started))
