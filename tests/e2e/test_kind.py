@@ -4,22 +4,21 @@ test timed from the audit log, the results fetched, and a teardown that leaves n
 
 Nothing can be pulled here, so the images are built beforehand from source (`make test-kind`:
 `make kind-images` for kind's node image, hack/scheduler-images.sh for Kueue's, hack/registry-image.sh
-for the registry's): without them this test is skipped, so that `make test` does not build them.
+for the registry's): without them it fails, saying so. `make test` leaves this file out (hack/test.sh):
+it runs only through `make test-kind`, which builds the images first.
 dockerd must run kind's privileged nodes (hack/kind-docker.sh, also part of `make kind-images`).
 The product mirrors each image into its registry as it would an image pulled through
 registry_image_prefix ("pull unless present"). Kueue's release manifest is built from its Go module
 and served on 127.0.0.1 like the upstream URL (release_mirror.py).
 """
 import csv
-import gzip
-import json
 import os
 import pathlib
 import subprocess
 import time
 
 import pytest
-from conftest import audit_bindings, failure_text, processes_mentioning, run_playbook, scheduler_results
+from conftest import audit_bindings, audit_events, failure_text, processes_mentioning, run_playbook, scheduler_results
 from release_mirror import CACHE, VERSIONS, build_release_manifests, serve, templates
 from version_matrix import VERSION_SETS
 
@@ -44,29 +43,22 @@ def missing_images():
     return [image for image in (NODE_IMAGE, KUEUE_IMAGE, REGISTRY_IMAGE) if docker("image", "inspect", image).returncode]
 
 
-def skip_reason():
-    if docker("info").returncode:
-        return "no Docker engine answers (make test-kind starts one)"
+@pytest.fixture(scope="module", autouse=True)
+def built_images():
+    """Docker answers and the images the run needs are there: `make test-kind` starts the one and builds the others."""
+    assert docker("info").returncode == 0, "no Docker engine answers: run `make test-kind`, which starts one"
     missing = missing_images()
-    if missing:
-        return "images not built: %s (make test-kind builds them)" % ", ".join(missing)
-    return None
-
-
-pytestmark = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
+    assert not missing, "images not built: %s: run `make test-kind`, which builds them" % ", ".join(missing)
 
 
 def kueue_admissions(audit_log):
     """Names of the Jobs Kueue's controller wrote to (it unsuspends a Job to admit it), from a gzipped audit log."""
     names = set()
-    with gzip.open(audit_log, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            event = json.loads(line)
-            ref = event.get("objectRef") or {}
-            if (ref.get("resource") == "jobs" and event.get("verb") in ("update", "patch")
-                    and event.get("user", {}).get("username", "").startswith("system:serviceaccount:kueue-system:")
-                    and event.get("responseStatus", {}).get("code", 0) < 300):
-                names.add(ref["name"])
+    for event in audit_events(audit_log, "kueue-system", succeeded=True):
+        ref = event.get("objectRef") or {}
+        if (ref.get("resource") == "jobs" and event.get("verb") in ("update", "patch")
+                and event.get("user", {}).get("username", "").startswith("system:serviceaccount:kueue-system:")):
+            names.add(ref["name"])
     return names
 
 
