@@ -96,7 +96,7 @@ _CHECKS = {"stuck_partial_s": _stuck, "stall_s": _stalled, "fairness_error": _un
 def _timed_out(timeout_s, metrics):
     breakdown = metrics.get("breakdown") or {}
     waiting = breakdown.get("jobs_not_all_bound") or []
-    return "%d of %d jobs did not hold all their pods when the wait ran out (timeout=%g s): %s" % (
+    return "%d of %d jobs did not have all their pods bound when the wait ran out (timeout=%g s): %s" % (
         len(waiting), breakdown.get("jobs", len(waiting)), timeout_s, _names(waiting))
 
 

@@ -99,10 +99,10 @@ def test_a_wait_that_runs_out_is_a_finding_and_the_run_goes_on(tmp_path, bench_v
     assert env["outcome"] == {"status": "ok"}
     assert summary["complete"] is False and summary["reason"].startswith("timed out after 10s"), summary["reason"]
     assert summary["findings"][0] == (
-        "1 of 2 jobs did not hold all their pods when the wait ran out (timeout=10 s): second-00000")
+        "1 of 2 jobs did not have all their pods bound when the wait ran out (timeout=10 s): second-00000")
     rows = {row["job"]: row for row in read_csv(os.path.join(out, "jobs.csv"))}
     assert rows["first-00000"]["all_bound"] and rows["second-00000"]["all_bound"] == ""
     with open(os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "report.md"),
               encoding="utf-8") as handle:
         report = handle.read()
-    assert "did not hold all their pods when the wait ran out" in report
+    assert "did not have all their pods bound when the wait ran out" in report

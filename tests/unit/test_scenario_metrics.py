@@ -228,7 +228,7 @@ def test_a_wait_that_ran_out_is_the_first_finding_and_names_the_waiting_jobs():
     assert (summary["jobs_all_bound"], summary["jobs_not_all_bound"]) == (1, ["h"])
     metrics = {"breakdown": summary, "fair_share": {"fairness_error": 0.3, "jain_index": 0.8}}
     assert f.findings({"fairness_error": 0.1}, metrics, timed_out_s=60) == [
-        "1 of 2 jobs did not hold all their pods when the wait ran out (timeout=60 s): h",
+        "1 of 2 jobs did not have all their pods bound when the wait ran out (timeout=60 s): h",
         "the fairness error 0.300 is above fairness_error=0.1 (Jain's index 0.800)"]
     assert f.findings({}, metrics) == []
 
