@@ -70,15 +70,15 @@ def test_a_shipped_scenario_runs_at_an_eighth_of_its_size(tmp_path, bench_vars, 
     assert "## Scenario %s" % name in report
 
 
-# One node of 4 CPU: the first job's 4 pods hold it for 60 s; the second job, arriving 1 s later, cannot start
-# before they end, well after the run's 10 s wait.
+# One node of 4 CPU: the first job's 4 pods hold it for 10 minutes; the second job, arriving 1 s later, cannot
+# start before they end, long after the run's 10 s wait (the cluster is torn down before that).
 BLOCKED = """\
 description: a job that waits for room longer than the run waits
 cluster: {nodes: 1, node_cpu: "4", node_memory: 16Gi, node_pods: 20}
 phases:
   - name: fill
     groups:
-      - {name: first, jobs: 1, pods_per_job: 4, pod_cpu: "1", pod_memory: 1Gi, pod_duration: 60,
+      - {name: first, jobs: 1, pods_per_job: 4, pod_cpu: "1", pod_memory: 1Gi, pod_duration: 600,
          arrival: {kind: at_once}}
   - name: late
     start_s: 1
@@ -97,10 +97,12 @@ def test_a_wait_that_runs_out_is_a_finding_and_the_run_goes_on(tmp_path, bench_v
 
     out, summary, env = scheduler_results(bench_vars, "default")
     assert env["outcome"] == {"status": "ok"}
-    assert summary["complete"] is False and summary["reason"].startswith("timed out after 10s"), summary["reason"]
+    jobs_csv = read_csv(os.path.join(out, "jobs.csv"))
+    assert summary["complete"] is False and summary["reason"].startswith("timed out after 10s"), (
+        summary["reason"], summary["phases_s"], summary["workload"], jobs_csv)
     assert summary["findings"][0] == (
         "1 of 2 jobs did not have all their pods bound when the wait ran out (timeout=10 s): second-00000")
-    rows = {row["job"]: row for row in read_csv(os.path.join(out, "jobs.csv"))}
+    rows = {row["job"]: row for row in jobs_csv}
     assert rows["first-00000"]["all_bound"] and rows["second-00000"]["all_bound"] == ""
     with open(os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "report.md"),
               encoding="utf-8") as handle:
