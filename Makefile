@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup bench bench-scale test test-unit test-e2e test-molecule test-kind lint docker base-image kind-images scheduler-images bench-loadgen teardown report clean
+.PHONY: setup bench bench-scale test test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen teardown report clean
 
 ## setup: create .venv with the pinned Python packages (fast when done)
 setup: $(VENV)/.installed
@@ -70,6 +70,11 @@ scheduler-images: setup docker
 ## its images (cached); `make test` and `make test-e2e` leave tests/e2e/test_kind.py out
 test-kind: kind-images scheduler-images
 	$(VENV)/bin/python -m pytest tests/e2e/test_kind.py $(PYTEST_ARGS)
+
+## bench-kind: test machines only: the seed's workload (the default burst) on the kind runtime for the default
+## scheduler and Kueue, with the images of test-kind (results/ and a report, as `make bench`)
+bench-kind: kind-images scheduler-images
+	$(VENV)/bin/python hack/bench-kind.py $(ARGS)
 
 ## bench-loadgen: how fast the load generator submits jobs (no scheduler running)
 bench-loadgen: setup

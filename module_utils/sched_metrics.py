@@ -22,6 +22,25 @@ except ImportError:  # imported from the project's own tools and tests, outside 
     from sched_workloads import JOB_LABEL, is_yunikorn_placeholder
 
 US = 1_000_000
+
+# The API server's audit policy on every runtime (binary_cluster and kind_cluster render it through the
+# audit_policy filter): full request and response for what this module times (pods, bindings, jobs), the
+# request of Volcano's PodGroup updates (a job's admission, jobs.csv's "admitted": its PodGroup reaching
+# Inqueue; Kueue's is the update of the Job that unsuspends it, above), metadata for everything else.
+AUDIT_POLICY = {
+    "apiVersion": "audit.k8s.io/v1",
+    "kind": "Policy",
+    "omitStages": ["RequestReceived", "ResponseStarted"],
+    "rules": [
+        {"level": "RequestResponse", "verbs": ["create", "patch", "update", "delete"],
+         "resources": [{"group": "", "resources": ["pods", "pods/binding"]},
+                       {"group": "batch", "resources": ["jobs"]},
+                       {"group": "batch.volcano.sh", "resources": ["jobs"]}]},
+        {"level": "Request", "verbs": ["patch", "update"],
+         "resources": [{"group": "scheduling.volcano.sh", "resources": ["podgroups", "podgroups/status"]}]},
+        {"level": "Metadata"},
+    ],
+}
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 # The API server's lumberjack rotation keeps backups as <stem>-<UTC time>.<ext>,

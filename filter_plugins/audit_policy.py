@@ -1,0 +1,22 @@
+# -*- coding: utf-8 -*-
+"""audit_policy: the API server's audit policy (module_utils/sched_metrics.py's AUDIT_POLICY, next to the code
+that reads the log it writes), for the binary_cluster and kind_cluster roles' audit-policy.yaml."""
+from __future__ import annotations
+
+import copy
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
+
+from sched_metrics import AUDIT_POLICY  # noqa: E402 - module_utils is not a package here
+
+
+def audit_policy(_unused=None):
+    """The policy as a dict (a copy: a template may not change the rule)."""
+    return copy.deepcopy(AUDIT_POLICY)
+
+
+class FilterModule:
+    def filters(self):
+        return {"audit_policy": audit_policy}

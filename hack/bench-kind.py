@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""`make bench-kind`: the seed's workload (the default burst: 100 fake nodes, 1,000 jobs of 3 pods) through
+bench.yml on the kind runtime, for the default scheduler and Kueue, on a test machine (prints figures, asserts
+nothing).
+
+What a lab host pulls cannot be pulled here, so this does what tests/e2e/test_kind.py does, at the seed's size:
+the images come from `make kind-images scheduler-images` (built from source), Kueue's release manifest is built
+from its Go module and served on 127.0.0.1 like its upstream URL (tests/e2e/release_mirror.py), and the registry
+keeps its blobs where test_kind.py keeps them. Arguments are extra `ansible-playbook` arguments
+(`make bench-kind ARGS="-e bench_run_id=kind-seed-1"`); the results and the report land in results/ as with
+`make bench`.
+"""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+for sub in ("filter_plugins", os.path.join("tests", "e2e")):
+    sys.path.insert(0, os.path.join(ROOT, sub))
+
+from conftest import mirror_vars  # noqa: E402 - needs sys.path
+from release_mirror import CACHE, build_release_manifests, serve, templates  # noqa: E402
+
+SCHEDULERS = ["default", "kueue"]
+# Apart from test_kind_manifests' (20090-20099) and test_kind's (20190-20199) manifest servers.
+SERVER_PORTS = range(20290, 20300)
+
+
+def main(args):
+    with tempfile.TemporaryDirectory(prefix="sched-bench-kind-") as tmp:
+        root, work = pathlib.Path(tmp, "mirror"), pathlib.Path(tmp, "work")
+        work.mkdir()
+        build_release_manifests(root, work, names=("kueue",), charts=False)
+        registry_data = CACHE / "kind-e2e-registry"
+        registry_data.mkdir(parents=True, exist_ok=True)
+        server, base = serve(root, SERVER_PORTS)
+        try:
+            extravars = dict(bench_runtime="kind", bench_schedulers=SCHEDULERS,
+                             registry_image="sched-bench/registry:debian", registry_data_dir=str(registry_data),
+                             scheduler_release_manifest_urls=templates(base), **mirror_vars())
+            path = pathlib.Path(tmp, "kind.json")
+            path.write_text(json.dumps(extravars), encoding="utf-8")
+            argv = ["ansible-playbook", "bench.yml", "-i", "inventories/local", "-e", "@%s" % path, *args]
+            return subprocess.run(argv, cwd=ROOT, check=False).returncode
+        finally:
+            server.kill()
+            server.wait()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
