@@ -13,6 +13,7 @@ keeps its blobs where test_kind.py keeps them. Arguments are extra `ansible-play
 import json
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import tempfile
@@ -44,7 +45,10 @@ def main(args):
             path = pathlib.Path(tmp, "kind.json")
             path.write_text(json.dumps(extravars), encoding="utf-8")
             argv = ["ansible-playbook", "bench.yml", "-i", "inventories/local", "-e", "@%s" % path, *args]
-            return subprocess.run(argv, cwd=ROOT, check=False).returncode
+            play = subprocess.Popen(argv, cwd=ROOT)
+            # Stopped with SIGTERM: the play gets it too and ends as it would (its own teardown), then the server.
+            signal.signal(signal.SIGTERM, lambda *_: play.send_signal(signal.SIGTERM))
+            return play.wait()
         finally:
             server.kill()
             server.wait()
