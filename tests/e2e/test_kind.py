@@ -62,6 +62,26 @@ def kueue_admissions(audit_log):
     return names
 
 
+# Fairness knobs other than their defaults, to find in the pods kind runs (issue 15: kind and binary comparable).
+KNOBS = {"bench_scheduler_gogc": 150, "bench_scheduler_api_qps": 800, "bench_scheduler_api_burst": 900}
+
+
+def created_pods(audit_log, namespace):
+    """name -> the pod as created, of the pods of ``namespace`` in an audit log (pods are logged with their objects)."""
+    pods = {}
+    for event in audit_events(audit_log, '"pods"', succeeded=True):
+        ref = event.get("objectRef") or {}
+        if (event.get("verb") == "create" and ref.get("resource") == "pods" and not ref.get("subresource")
+                and ref.get("namespace") == namespace and event.get("responseObject")):
+            pods[event["responseObject"]["metadata"]["name"]] = event["responseObject"]
+    return pods
+
+
+def go_env_of(pod, container_name):
+    container = next(c for c in pod["spec"]["containers"] if c["name"] == container_name)
+    return {entry["name"]: entry.get("value") for entry in container.get("env") or [] if entry["name"].startswith("GO")}
+
+
 def ours_left(workspace):
     """What the run could leave behind: kind's node containers, the registry, the kind network, processes."""
     return {
@@ -83,7 +103,7 @@ def test_default_and_kueue_on_kind(tmp_path, bench_vars):
     REGISTRY_DATA.mkdir(parents=True, exist_ok=True)
     extravars = dict(bench_vars, bench_runtime="kind", bench_schedulers=SCHEDULERS, bench_nodes=5, bench_jobs=PODS,
                      bench_pods_per_job=1, bench_pod_duration=1, bench_timeout=300,
-                     registry_image=REGISTRY_IMAGE, registry_data_dir=str(REGISTRY_DATA))
+                     registry_image=REGISTRY_IMAGE, registry_data_dir=str(REGISTRY_DATA), **KNOBS)
     server, base = serve(tmp_path / "mirror", SERVER_PORTS)
     try:
         extravars["scheduler_release_manifest_urls"] = templates(base)
@@ -107,8 +127,21 @@ def test_default_and_kueue_on_kind(tmp_path, bench_vars):
             created, bound = audit_bindings(env["audit_log"]["on_host"])
             for row in rows:
                 assert (row["created"], row["bound"]) == (created[row["pod"]], bound[row["pod"]]), (scheduler, row)
-        # Kueue admitted every Job (its controller unsuspended it), with images from the local registry.
+            # kind's kube-scheduler ran with the run's client rate and GOGC (its mirror pod, as kubelet created it).
+            scheduler_pod = [pod for name, pod in created_pods(env["audit_log"]["on_host"], "kube-system").items()
+                             if name.startswith("kube-scheduler-")]
+            assert len(scheduler_pod) == 1, scheduler
+            command = scheduler_pod[0]["spec"]["containers"][0]["command"]
+            assert {"--kube-api-qps=800", "--kube-api-burst=900"} <= set(command), command
+            assert go_env_of(scheduler_pod[0], "kube-scheduler") == {"GOGC": "150"}, scheduler
+        # Kueue's manager ran with them too: GOGC in its pod, the client rate in its configuration.
         kueue_env = scheduler_results(bench_vars, "kueue")[2]
+        managers = [pod for name, pod in created_pods(kueue_env["audit_log"]["on_host"], "kueue-system").items()
+                    if name.startswith("kueue-controller-manager-")]
+        assert managers and all(go_env_of(pod, "manager") == {"GOGC": "150"} for pod in managers), managers
+        assert ("ConfigMap kueue-system/kueue-manager-config: controller_manager_config.yaml clientConnection "
+                "qps=800, burst=900") in kueue_env["scheduler"]["knobs_applied"], kueue_env["scheduler"]
+        # Kueue admitted every Job (its controller unsuspended it), with images from the local registry.
         assert len(kueue_admissions(kueue_env["audit_log"]["on_host"])) == PODS
         deployed = [event["event_data"]["res"]["ansible_facts"]["scheduler_deployed"] for event in runner.events
                     if event.get("event") == "runner_on_ok"

@@ -328,3 +328,88 @@ def test_a_chart_release_puts_its_namespaced_objects_in_the_release_namespace():
 def test_a_chart_that_renders_no_yaml_is_named():
     with pytest.raises(AnsibleFilterError, match="the rendered chart is not YAML"):
         manifests.chart_release("a: [", "sched")
+
+
+# --- the fairness knobs ------------------------------------------------------------------------------
+
+KNOBS_RELEASE = """
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: kueue-manager-config, namespace: kueue-system}
+data:
+  controller_manager_config.yaml: |
+    apiVersion: config.kueue.x-k8s.io/v1beta1
+    kind: Configuration
+    clientConnection:
+      qps: 50
+      burst: 100
+  other.txt: "not: [yaml"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: unrelated, namespace: kueue-system}
+data:
+  settings.yaml: "clientConnection: 3"
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: volcano-controllers, namespace: volcano-system}
+spec:
+  template:
+    spec:
+      containers:
+        - name: volcano-controllers
+          image: docker.io/volcanosh/vc-controller-manager:v1.11.0
+          args: [--logtostderr, --kube-api-qps=50, --kube-api-burst=100]
+          env:
+            - {name: GOGC, value: "100"}
+            - {name: TZ, value: UTC}
+"""
+
+
+def test_the_knobs_go_where_a_release_has_a_place_for_them():
+    env = {"GOGC": "200", "GOMEMLIMIT": "", "GOMAXPROCS": "2"}
+    result, applied = manifests.controller_knobs(docs() + list(yaml.safe_load_all(KNOBS_RELEASE)), env, "1000", 1500)
+    # The controller's own container gets the Go environment, the sidecar and the Jobs do not.
+    kueue = deployment(result, "kueue-controller-manager")
+    assert container(kueue, "manager")["env"] == [{"name": "GOGC", "value": "200"}, {"name": "GOMAXPROCS", "value": "2"}]
+    assert "env" not in container(kueue, "kube-rbac-proxy")
+    assert all("env" not in c for doc in result if doc["kind"] in ("Job", "CronJob")
+               for c in manifests.pod_spec(doc)["containers"])
+    # A value the release set is replaced, the rest of its environment kept; its rate flags are replaced.
+    volcano = container(deployment(result, "volcano-controllers"), "volcano-controllers")
+    assert volcano["env"] == [{"name": "TZ", "value": "UTC"}, {"name": "GOGC", "value": "200"},
+                              {"name": "GOMAXPROCS", "value": "2"}]
+    assert volcano["args"] == ["--logtostderr", "--kube-api-qps=1000", "--kube-api-burst=1500"]
+    # No rate flag is added where the release passes none.
+    assert "args" not in container(deployment(result, "volcano-scheduler"), "volcano-scheduler")
+    # Kueue's configuration file takes the rate; files without clientConnection, or not YAML, stay as they were.
+    config = next(doc for doc in result if doc["metadata"]["name"] == "kueue-manager-config")["data"]
+    assert yaml.safe_load(config["controller_manager_config.yaml"])["clientConnection"] == {"qps": 1000, "burst": 1500}
+    assert config["other.txt"] == "not: [yaml"
+    assert next(doc for doc in result if doc["metadata"]["name"] == "unrelated")["data"] == {"settings.yaml": "clientConnection: 3"}
+    assert applied == [
+        "Deployment kueue-system/kueue-controller-manager: env GOGC=200, GOMAXPROCS=2",
+        "Deployment volcano-system/volcano-scheduler: env GOGC=200, GOMAXPROCS=2",
+        "Deployment volcano-system/volcano-controllers: env GOGC=200, GOMAXPROCS=2; "
+        "volcano-controllers --kube-api-qps=1000; volcano-controllers --kube-api-burst=1500",
+        "ConfigMap kueue-system/kueue-manager-config: controller_manager_config.yaml clientConnection qps=1000, burst=1500",
+    ]
+
+
+def test_without_go_knobs_no_environment_is_added_and_the_input_is_left_alone():
+    original = docs()
+    result, applied = manifests.controller_knobs(original, {"GOGC": ""}, 1000, 1000)
+    assert all("env" not in c for doc in result if doc["kind"] == "Deployment"
+               for c in doc["spec"]["template"]["spec"]["containers"])
+    assert applied == [] and original == docs()
+
+
+def test_kind_release_applies_the_knobs_and_says_where():
+    knobs = {"env": {"GOGC": "50"}, "qps": 300, "burst": 600}
+    release = manifests.kind_release(RELEASE + "---" + KNOBS_RELEASE, "localhost:5001", "500m", "2", knobs=knobs)
+    applied = list(yaml.safe_load_all(release["text"]))
+    assert container(deployment(applied, "kueue-controller-manager"), "manager")["env"] == [{"name": "GOGC", "value": "50"}]
+    assert "ConfigMap kueue-system/kueue-manager-config: controller_manager_config.yaml clientConnection qps=300, " \
+           "burst=600" in release["knobs_applied"]
+    assert manifests.kind_release(RELEASE, "localhost:5001", "500m", "2")["knobs_applied"] == []

@@ -7,7 +7,8 @@ URL on the loopback address and the CA that signed the server's certificate.
 
 Kind runtime: the release manifest is applied as it is, except that every
 image comes from the local registry (image_rewrite's "local" spelling) and the
-controllers' CPU request and limit are the benchmark's; readiness_targets
+controllers' CPU request and limit and the fairness knobs (GOGC, GOMEMLIMIT, the API client's
+rate) are the benchmark's; readiness_targets
 names what must be ready before the init objects are created.
 
 Pure functions: unit-tested in tests/unit/test_scheduler_manifests.py.
@@ -292,20 +293,77 @@ def controller_deployments(docs):
     return result
 
 
+# The API client's rate flags a controller of a release may already pass (Volcano's do); only these are
+# changed, none is added: a binary may not know them.
+API_RATE_FLAGS = {"--kube-api-qps": "qps", "--kube-api-burst": "burst"}
+
+
+def _number(value):
+    number = float(value)
+    return int(number) if number.is_integer() else number
+
+
+def _name(doc):
+    meta = doc.get("metadata") or {}
+    return "%s %s/%s" % (doc.get("kind"), meta.get("namespace", ""), meta.get("name", ""))
+
+
+def controller_knobs(docs, env, qps, burst):
+    """Copies of ``docs`` with the fairness knobs where the release has a place for them, and what was set.
+
+    ``env`` (GOGC, GOMEMLIMIT, GOMAXPROCS; empty values left out) goes to every controller's main container;
+    the API client's rate (``qps``, ``burst``) replaces the one the release sets: --kube-api-qps and
+    --kube-api-burst in a container's args, ``clientConnection`` in a configuration file of a ConfigMap
+    (Kueue's). Returns (docs, applied): one line per object changed.
+    """
+    docs = copy.deepcopy(list(docs or []))
+    env = {str(name): str(value) for name, value in (env or {}).items() if str(value)}
+    rate = {"qps": _number(qps), "burst": _number(burst)}
+    applied = []
+    for doc in manifests_of_kind(docs, CONTROLLER_KINDS):
+        changes = []
+        container = main_container(doc)
+        if container is not None and env:
+            kept = [entry for entry in container.get("env") or [] if entry.get("name") not in env]
+            container["env"] = kept + [{"name": name, "value": value} for name, value in sorted(env.items())]
+            changes.append("env " + ", ".join("%s=%s" % item for item in sorted(env.items())))
+        for each in _containers(doc):
+            args = each.get("args") or []
+            for index, arg in enumerate(args):
+                flag = str(arg).split("=", 1)[0]
+                if flag in API_RATE_FLAGS and "=" in str(arg):
+                    args[index] = "%s=%s" % (flag, rate[API_RATE_FLAGS[flag]])
+                    changes.append("%s %s" % (each.get("name"), args[index]))
+        if changes:
+            applied.append("%s: %s" % (_name(doc), "; ".join(changes)))
+    for doc in manifests_of_kind(docs, "ConfigMap"):
+        for key, text in (doc.get("data") or {}).items():
+            try:
+                config = yaml.load(str(text), Loader=_LOADER)  # noqa: S506 - a safe loader
+            except yaml.YAMLError:
+                continue
+            if isinstance(config, dict) and isinstance(config.get("clientConnection"), dict):
+                config["clientConnection"].update(rate)
+                doc["data"][key] = yaml.dump(config, Dumper=_DUMPER, default_flow_style=False, sort_keys=False)
+                applied.append("%s: %s clientConnection qps=%s, burst=%s" % (_name(doc), key, rate["qps"], rate["burst"]))
+    return docs, applied
+
+
 def readiness_targets(docs):
     """What must be ready before the scheduler is: cert Secrets, controller Deployments, webhook Services."""
     return {"secrets": webhook_cert_secrets(docs), "deployments": controller_deployments(docs),
             "services": webhook_services(docs)}
 
 
-def kind_release(text, registry, cpu_request, cpu_limit="", with_text=True):
+def kind_release(text, registry, cpu_request, cpu_limit="", with_text=True, knobs=None):
     """A release manifest adapted for the kind runtime, as the dict the role records and applies.
 
     ``text`` is the upstream multi-document YAML. Returns ``text`` (the objects to
-    apply, images on ``registry``, controller CPU set; left out unless ``with_text``),
-    ``images`` (upstream, to mirror), ``local_images``, ``targets``
-    (readiness_targets), ``kinds`` (count per kind) and ``problem``: why the text
-    is not a release manifest, or empty.
+    apply, images on ``registry``, controller CPU set, the fairness ``knobs`` (env, qps,
+    burst: controller_knobs) applied; left out unless ``with_text``), ``images``
+    (upstream, to mirror), ``local_images``, ``targets`` (readiness_targets), ``kinds``
+    (count per kind), ``knobs_applied`` and ``problem``: why the text is not a release
+    manifest, or empty.
     """
     try:
         docs = [doc for doc in yaml.load_all(str(text), Loader=_LOADER) if doc]  # noqa: S506 - a safe loader
@@ -315,11 +373,14 @@ def kind_release(text, registry, cpu_request, cpu_limit="", with_text=True):
         return {"problem": "it has no Deployment, so it is not a scheduler's release manifest"}
     images = release_images(docs)
     docs = controller_cpu(rewrite_images(docs, registry), cpu_request, cpu_limit)
+    applied = []
+    if knobs:
+        docs, applied = controller_knobs(docs, knobs.get("env"), knobs["qps"], knobs["burst"])
     kinds = {}
     for doc in docs:
         kinds[doc.get("kind", "")] = kinds.get(doc.get("kind", ""), 0) + 1
     release = {"problem": "", "images": images, "local_images": release_images(docs),
-               "targets": readiness_targets(docs), "kinds": kinds}
+               "targets": readiness_targets(docs), "kinds": kinds, "knobs_applied": applied}
     if with_text:
         release["text"] = yaml.dump_all(docs, Dumper=_DUMPER, default_flow_style=False, sort_keys=False, explicit_start=True)
     return release
@@ -382,6 +443,7 @@ class FilterModule:
         return {"manifests_of_kind": manifests_of_kind, "documents_of_kind": documents_of_kind, "local_webhooks": local_webhooks,
                 "established_crds": established_crds, "release_manifest_url": release_manifest_url,
                 "release_url_problem": release_url_problem, "cpu_problem": cpu_problem, "release_images": release_images,
-                "rewrite_images": rewrite_images, "controller_cpu": controller_cpu, "readiness_targets": readiness_targets,
+                "rewrite_images": rewrite_images, "controller_cpu": controller_cpu, "controller_knobs": controller_knobs,
+                "readiness_targets": readiness_targets,
                 "kind_release": kind_release, "chart_release": chart_release, "is_ready": is_ready,
                 "not_ready": not_ready}
