@@ -46,7 +46,8 @@ def main(args):
             path.write_text(json.dumps(extravars), encoding="utf-8")
             argv = ["ansible-playbook", "bench.yml", "-i", "inventories/local", "-e", "@%s" % path, *args]
             play = subprocess.Popen(argv, cwd=ROOT)
-            # Stopped with SIGTERM: the play gets it too and ends as it would (its own teardown), then the server.
+            # Stopped with SIGTERM: the play gets it too, then the server stops. What the play had started stays, as
+            # after any interrupted `make bench`: `make teardown ARGS="-e bench_runtime=kind ..."` removes it.
             signal.signal(signal.SIGTERM, lambda *_: play.send_signal(signal.SIGTERM))
             return play.wait()
         finally:
