@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""`make bench-kind`: the seed's workload (the default burst: 100 fake nodes, 1,000 jobs of 3 pods) through
-bench.yml on the kind runtime, for the default scheduler and Kueue, on a test machine (prints figures, asserts
-nothing).
+"""`make bench-kind`: the seed's workload (the default burst: 100 fake nodes, 1,000 jobs of 3 pods, the bench
+role's defaults, which inventories/local makes smaller) through bench.yml on the kind runtime, for the default
+scheduler and Kueue, on a test machine (prints figures, asserts nothing).
 
 What a lab host pulls cannot be pulled here, so this does what tests/e2e/test_kind.py does, at the seed's size:
 the images come from `make kind-images scheduler-images` (built from source), Kueue's release manifest is built
@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 
+import yaml
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 for sub in ("filter_plugins", os.path.join("tests", "e2e")):
     sys.path.insert(0, os.path.join(ROOT, sub))
@@ -26,8 +28,16 @@ from conftest import mirror_vars  # noqa: E402 - needs sys.path
 from release_mirror import CACHE, build_release_manifests, serve, templates  # noqa: E402
 
 SCHEDULERS = ["default", "kueue"]
+SEED_KNOBS = ("bench_nodes", "bench_jobs", "bench_pods_per_job", "bench_pod_duration")
 # Apart from test_kind_manifests' (20090-20099) and test_kind's (20190-20199) manifest servers.
 SERVER_PORTS = range(20290, 20300)
+
+
+def seed_workload():
+    """The seed's workload: the bench role's defaults."""
+    with open(os.path.join(ROOT, "roles", "bench", "defaults", "main.yml"), encoding="utf-8") as handle:
+        defaults = yaml.safe_load(handle)
+    return {knob: defaults[knob] for knob in SEED_KNOBS}
 
 
 def main(args):
@@ -41,7 +51,7 @@ def main(args):
         try:
             extravars = dict(bench_runtime="kind", bench_schedulers=SCHEDULERS,
                              registry_image="sched-bench/registry:debian", registry_data_dir=str(registry_data),
-                             scheduler_release_manifest_urls=templates(base), **mirror_vars())
+                             scheduler_release_manifest_urls=templates(base), **seed_workload(), **mirror_vars())
             path = pathlib.Path(tmp, "kind.json")
             path.write_text(json.dumps(extravars), encoding="utf-8")
             argv = ["ansible-playbook", "bench.yml", "-i", "inventories/local", "-e", "@%s" % path, *args]

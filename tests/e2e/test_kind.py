@@ -139,8 +139,9 @@ def test_default_and_kueue_on_kind(tmp_path, bench_vars):
         managers = [pod for name, pod in created_pods(kueue_env["audit_log"]["on_host"], "kueue-system").items()
                     if name.startswith("kueue-controller-manager-")]
         assert managers and all(go_env_of(pod, "manager") == {"GOGC": "150"} for pod in managers), managers
+        kueue_deployed = kueue_env["versions"]["scheduler"]
         assert ("ConfigMap kueue-system/kueue-manager-config: controller_manager_config.yaml clientConnection "
-                "qps=800, burst=900") in kueue_env["scheduler"]["knobs_applied"], kueue_env["scheduler"]
+                "qps=800, burst=900") in kueue_deployed["knobs_applied"], kueue_deployed
         # Kueue admitted every Job (its controller unsuspended it), with images from the local registry.
         assert len(kueue_admissions(kueue_env["audit_log"]["on_host"])) == PODS
         deployed = [event["event_data"]["res"]["ansible_facts"]["scheduler_deployed"] for event in runner.events
