@@ -104,6 +104,14 @@ def test_interrupted_playbook_is_cleaned_up_by_the_next_run(tmp_path, bench_vars
     extravars = dict(bench_vars, **SLOW)
     thread, runner = start_async(tmp_path, extravars, "interrupt")
     wait_until_binding(runner, bench_vars["bench_workspace"])
+
+    def our_load_tests():
+        """This run's load test processes: they inherit the play's environment, which names its runner directory
+        (other sessions' load tests may run meanwhile)."""
+        ours = {pid for pid, _ in processes_mentioning(str(tmp_path / "runner-interrupt"))}
+        return [(pid, cmdline) for pid, cmdline in processes_mentioning("AnsiballZ_sched_loadtest") if pid in ours]
+
+    assert our_load_tests(), "the run's load test is not among the processes"
     # What a Ctrl-C at the terminal does: SIGINT to ansible-playbook and its workers.
     playbook_processes = [pid for pid, cmdline in processes_mentioning(str(tmp_path / "runner-interrupt"))
                           if "ansible-playbook" in cmdline]
@@ -119,6 +127,6 @@ def test_interrupted_playbook_is_cleaned_up_by_the_next_run(tmp_path, bench_vars
     clean_run_succeeds(tmp_path, bench_vars)
     # The load test ran in the background on the host: it must not outlive the run.
     deadline = time.monotonic() + 60
-    while processes_mentioning("AnsiballZ_sched_loadtest") and time.monotonic() < deadline:
+    while our_load_tests() and time.monotonic() < deadline:
         time.sleep(1)
-    assert processes_mentioning("AnsiballZ_sched_loadtest") == []
+    assert our_load_tests() == []
