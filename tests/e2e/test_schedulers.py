@@ -184,9 +184,11 @@ def test_the_scheduler_cost_is_measured(run, scheduler):
 def test_a_cpu_profile_of_the_scheduler_is_taken(run, scheduler):
     skip_if_unbuildable(run, scheduler)
     profile = (run.result_dir(scheduler) / "scheduler-cpu.pprof").read_bytes()
-    # A Go CPU profile is a gzipped protobuf whose string table names the sampled Go functions.
+    # A Go CPU profile is a gzipped protobuf whose string table names its sample types (samples/count and
+    # cpu/nanoseconds) and the functions sampled; a scheduler the busy machine left idle for the whole window
+    # (it happened to Kueue's manager at load 8) has none of the latter.
     text = gzip.decompress(profile)
-    assert b"runtime." in text and b"samples" in text, profile[:100]
+    assert all(name in text for name in (b"samples", b"count", b"cpu", b"nanoseconds")), profile[:100]
     env = json.loads((run.result_dir(scheduler) / "env.json").read_text())
     assert env["knobs"]["scheduler_cpu_profile_seconds"] == KNOBS["bench_scheduler_cpu_profile_seconds"]
     assert env["versions"]["scheduler"]["pprof"]["url"].endswith("/debug/pprof/profile")
