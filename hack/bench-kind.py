@@ -25,9 +25,9 @@ for sub in ("filter_plugins", os.path.join("tests", "e2e")):
     sys.path.insert(0, os.path.join(ROOT, sub))
 
 from conftest import mirror_vars  # noqa: E402 - needs sys.path
-from release_mirror import CACHE, build_release_manifests, serve, templates  # noqa: E402
+from release_mirror import build_release_manifests, serve, templates  # noqa: E402
+from test_kind import REGISTRY_DATA, REGISTRY_IMAGE, SCHEDULERS  # noqa: E402 - the same images, registry, schedulers
 
-SCHEDULERS = ["default", "kueue"]
 SEED_KNOBS = ("bench_nodes", "bench_jobs", "bench_pods_per_job", "bench_pod_duration")
 # Apart from test_kind_manifests' (20090-20099) and test_kind's (20190-20199) manifest servers.
 SERVER_PORTS = range(20290, 20300)
@@ -45,12 +45,11 @@ def main(args):
         root, work = pathlib.Path(tmp, "mirror"), pathlib.Path(tmp, "work")
         work.mkdir()
         build_release_manifests(root, work, names=("kueue",), charts=False)
-        registry_data = CACHE / "kind-e2e-registry"
-        registry_data.mkdir(parents=True, exist_ok=True)
+        REGISTRY_DATA.mkdir(parents=True, exist_ok=True)
         server, base = serve(root, SERVER_PORTS)
         try:
             extravars = dict(bench_runtime="kind", bench_schedulers=SCHEDULERS,
-                             registry_image="sched-bench/registry:debian", registry_data_dir=str(registry_data),
+                             registry_image=REGISTRY_IMAGE, registry_data_dir=str(REGISTRY_DATA),
                              scheduler_release_manifest_urls=templates(base), **seed_workload(), **mirror_vars())
             path = pathlib.Path(tmp, "kind.json")
             path.write_text(json.dumps(extravars), encoding="utf-8")
