@@ -63,7 +63,8 @@ def kueue_admissions(audit_log):
 
 
 # Fairness knobs other than their defaults, to find in the pods kind runs (issue 15: kind and binary comparable).
-KNOBS = {"bench_scheduler_gogc": 150, "bench_scheduler_api_qps": 800, "bench_scheduler_api_burst": 900}
+KNOBS = {"bench_scheduler_gogc": 150, "bench_scheduler_api_qps": 800, "bench_scheduler_api_burst": 900,
+         "bench_controller_manager_api_qps": 700, "bench_controller_manager_api_burst": 750}
 
 
 def created_pods(audit_log, namespace):
@@ -134,6 +135,11 @@ def test_default_and_kueue_on_kind(tmp_path, bench_vars):
             command = scheduler_pod[0]["spec"]["containers"][0]["command"]
             assert {"--kube-api-qps=800", "--kube-api-burst=900"} <= set(command), command
             assert go_env_of(scheduler_pod[0], "kube-scheduler") == {"GOGC": "150"}, scheduler
+            # kube-controller-manager, which creates the Jobs' pods, with the run's client rate (kind's own is 20/s).
+            manager_pod = [pod for name, pod in created_pods(env["audit_log"]["on_host"], "kube-system").items()
+                           if name.startswith("kube-controller-manager-")]
+            command = manager_pod[0]["spec"]["containers"][0]["command"]
+            assert {"--kube-api-qps=700", "--kube-api-burst=750"} <= set(command), command
         # Kueue's manager ran with them too: GOGC in its pod, the client rate in its configuration.
         kueue_env = scheduler_results(bench_vars, "kueue")[2]
         managers = [pod for name, pod in created_pods(kueue_env["audit_log"]["on_host"], "kueue-system").items()
