@@ -129,15 +129,14 @@ def test_default_and_kueue_on_kind(tmp_path, bench_vars):
             for row in rows:
                 assert (row["created"], row["bound"]) == (created[row["pod"]], bound[row["pod"]]), (scheduler, row)
             # kind's kube-scheduler ran with the run's client rate and GOGC (its mirror pod, as kubelet created it).
-            scheduler_pod = [pod for name, pod in created_pods(env["audit_log"]["on_host"], "kube-system").items()
-                             if name.startswith("kube-scheduler-")]
+            system_pods = created_pods(env["audit_log"]["on_host"], "kube-system")
+            scheduler_pod = [pod for name, pod in system_pods.items() if name.startswith("kube-scheduler-")]
             assert len(scheduler_pod) == 1, scheduler
             command = scheduler_pod[0]["spec"]["containers"][0]["command"]
             assert {"--kube-api-qps=800", "--kube-api-burst=900"} <= set(command), command
             assert go_env_of(scheduler_pod[0], "kube-scheduler") == {"GOGC": "150"}, scheduler
             # kube-controller-manager, which creates the Jobs' pods, with the run's client rate (kind's own is 20/s).
-            manager_pod = [pod for name, pod in created_pods(env["audit_log"]["on_host"], "kube-system").items()
-                           if name.startswith("kube-controller-manager-")]
+            manager_pod = [pod for name, pod in system_pods.items() if name.startswith("kube-controller-manager-")]
             command = manager_pod[0]["spec"]["containers"][0]["command"]
             assert {"--kube-api-qps=700", "--kube-api-burst=750"} <= set(command), command
         # Kueue's manager ran with them too: GOGC in its pod, the client rate in its configuration.
