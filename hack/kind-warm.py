@@ -8,19 +8,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 for sub in ("filter_plugins", os.path.join("tests", "e2e")):
     sys.path.insert(0, os.path.join(ROOT, sub))
 
-from test_kind import docker, missing_images  # noqa: E402 - needs sys.path
+from test_kind import not_ready  # noqa: E402 - needs sys.path
 
 
 def main():
-    if docker("info").returncode != 0:
-        print("kind-warm: no Docker engine answers")
-        return 1
-    missing = missing_images()
-    if missing:
-        print("kind-warm: not built: %s" % ", ".join(missing))
-        return 1
-    print("kind-warm: the kind e2e's images are built")
-    return 0
+    reason = not_ready()
+    print("kind-warm: %s" % (reason or "the kind e2e's images are built"))
+    return 1 if reason else 0
 
 
 if __name__ == "__main__":

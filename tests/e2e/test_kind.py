@@ -39,16 +39,19 @@ def docker(*args):
     return subprocess.run(["docker", *args], capture_output=True, text=True, check=False, timeout=120)
 
 
-def missing_images():
-    return [image for image in (NODE_IMAGE, KUEUE_IMAGE, REGISTRY_IMAGE) if docker("image", "inspect", image).returncode]
+def not_ready():
+    """Why this file cannot run yet (no Docker engine, images not built), or None: also .ci/run's check (hack/kind-warm.py)."""
+    if docker("info").returncode != 0:
+        return "no Docker engine answers"
+    missing = [image for image in (NODE_IMAGE, KUEUE_IMAGE, REGISTRY_IMAGE) if docker("image", "inspect", image).returncode]
+    return "images not built: %s" % ", ".join(missing) if missing else None
 
 
 @pytest.fixture(scope="module", autouse=True)
 def built_images():
     """Docker answers and the images the run needs are there: `make test-kind` starts the one and builds the others."""
-    assert docker("info").returncode == 0, "no Docker engine answers: run `make test-kind`, which starts one"
-    missing = missing_images()
-    assert not missing, "images not built: %s: run `make test-kind`, which builds them" % ", ".join(missing)
+    reason = not_ready()
+    assert reason is None, "%s: run `make test-kind`, which starts Docker and builds the images" % reason
 
 
 def kueue_admissions(audit_log):
