@@ -60,10 +60,12 @@ kind-images: setup docker
 	hack/kind-docker.sh
 	hack/kind-images.sh $(KIND_IMAGES_VERSION)
 
-## scheduler-images: test machines only: the images of Kueue's release (its manager and kube-rbac-proxy) built
-## from source with the names the release manifest gives them, and the local registry's image (cached by tag)
-scheduler-images: setup docker
+## scheduler-images: test machines only: the images of Kueue's and Volcano's releases built from source with
+## the names their release manifests give them, and the local registry's image (cached by tag); Volcano's
+## admission image holds the kubectl of kind-images
+scheduler-images: setup docker kind-images
 	hack/scheduler-images.sh kueue
+	hack/scheduler-images.sh volcano
 	hack/registry-image.sh
 
 ## test-kind: test machines only: bench.yml on the kind runtime (default scheduler and Kueue) after building

@@ -26,7 +26,7 @@ for sub in ("filter_plugins", os.path.join("tests", "e2e")):
 
 from conftest import mirror_vars  # noqa: E402 - needs sys.path
 from release_mirror import build_release_manifests, serve, templates  # noqa: E402
-from test_kind import REGISTRY_DATA, REGISTRY_IMAGE, SCHEDULERS  # noqa: E402 - the same images, registry, schedulers
+from test_kind import REGISTRY_DATA, REGISTRY_IMAGE, RELEASES, SCHEDULERS  # noqa: E402 - the same images, registry, schedulers
 
 SEED_KNOBS = ("bench_nodes", "bench_jobs", "bench_pods_per_job", "bench_pod_duration")
 # Apart from test_kind_manifests' (20090-20099) and test_kind's (20190-20199) manifest servers.
@@ -44,7 +44,7 @@ def main(args):
     with tempfile.TemporaryDirectory(prefix="sched-bench-kind-") as tmp:
         root, work = pathlib.Path(tmp, "mirror"), pathlib.Path(tmp, "work")
         work.mkdir()
-        build_release_manifests(root, work, names=("kueue",), charts=False)
+        build_release_manifests(root, work, names=RELEASES, charts=False)
         REGISTRY_DATA.mkdir(parents=True, exist_ok=True)
         server, base = serve(root, SERVER_PORTS)
         try:

@@ -5,15 +5,20 @@
 # registry (registry_image_prefix, "pull unless present") as it would an image pulled from upstream.
 #   kueue   registry.k8s.io/kueue/kueue:<pin> (its manager, built from sigs.k8s.io/kueue) and the
 #           kube-rbac-proxy sidecar at the tag Kueue's config/default names (github.com/brancz/kube-rbac-proxy)
-#   hack/scheduler-images.sh kueue
+#   volcano docker.io/volcanosh/vc-{scheduler,controller-manager,webhook-manager}:<pin>, built from
+#           volcano.sh/volcano; the webhook manager's image also runs the release's admission-init Job
+#           (gen-admission-secret.sh, a bash script: openssl, kubectl, coreutils), so it holds those from
+#           this machine and the kubectl of `make kind-images`
+#   hack/scheduler-images.sh kueue|volcano
 # Versions come from the product's version matrix (filter_plugins/version_matrix.py, set "modern").
-# Cached by tag: a warm run builds nothing. GOPROXY/GONOSUMDB from the environment, as for any Go build.
+# Cached by tag: a warm run builds nothing. GOPROXY/GONOSUMDB: the module mirror beside the project first
+# (../shared/mirror/go, as the e2e tests use it: Volcano's module is only there), then the environment's.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 SCHEDULER="${1:-}"
-case "$SCHEDULER" in kueue) ;; *)
-  echo "scheduler-images: the first argument must be kueue, not '$SCHEDULER'" >&2; exit 2 ;;
+case "$SCHEDULER" in kueue | volcano) ;; *)
+  echo "scheduler-images: the first argument must be kueue or volcano, not '$SCHEDULER'" >&2; exit 2 ;;
 esac
 PYTHON="${KIND_IMAGES_PYTHON:-$HERE/../.venv/bin/python}"
 pin() { "$PYTHON" "$HERE/kind-images/kindimg.py" pin "$1"; }
@@ -23,6 +28,12 @@ OUT="$CACHE/scheduler-images/$SCHEDULER-$VERSION"
 export GOPATH="$CACHE/go/path" GOMODCACHE="$CACHE/go/mod" GOCACHE="$CACHE/go/build" GOFLAGS=-modcacherw
 export GOTOOLCHAIN="go$(pin go)" CGO_ENABLED=0
 export PATH="/usr/local/go/bin:$PATH"
+MIRROR_ENV=$(cd "$HERE/../tests/e2e" && "$PYTHON" -c \
+  'from conftest import go_mirror_env; print(" ".join("%s=%s" % pair for pair in go_mirror_env().items()))')
+if [ -n "$MIRROR_ENV" ]; then
+  # shellcheck disable=SC2086 # NAME=value words, no spaces inside
+  export $MIRROR_ENV
+fi
 WORK=$(mktemp -d /var/tmp/sched-bench-scheduler-images.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 # shellcheck source=hack/kind-images/scratch.sh
@@ -31,11 +42,11 @@ source "$HERE/kind-images/scratch.sh"
 log() { echo "scheduler-images: $*"; }
 have() { docker image inspect "$1" >/dev/null 2>&1; }
 module_dir() { go mod download -json "$1@$2" | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["Dir"])'; }
-# Build <package dir> of <module>@<version> into $OUT/bin, once, inside the module's own directory in the
-# module cache (its go.mod and go.sum as released; `go install pkg@version` also asks the proxy for the
-# module's version list, which the proxy refuses for some modules).
+# Build <package dir> of <module>@<version> into $OUT/bin/<name> (default: the package's last element), once,
+# inside the module's own directory in the module cache (its go.mod and go.sum as released; `go install
+# pkg@version` also asks the proxy for the module's version list, which the proxy refuses for some modules).
 build() {
-  local module="$1" version="$2" package="$3" name="${3##*/}" dir
+  local module="$1" version="$2" package="$3" name="${4:-${3##*/}}" dir
   if [ ! -x "$OUT/bin/$name" ]; then
     log "building $module@$version ($package) with $GOTOOLCHAIN" >&2
     dir=$(module_dir "$module" "$version")
@@ -44,24 +55,57 @@ build() {
   echo "$OUT/bin/$name"
 }
 
+kueue_images() {
+  # Upstream's images run as distroless's nonroot user; Kueue's Deployment asks for runAsNonRoot.
+  export SCRATCH_USER=65532:65532
+  KUEUE_IMAGE="registry.k8s.io/kueue/kueue:$VERSION"
+  if ! have "$KUEUE_IMAGE"; then
+    manager=$(build sigs.k8s.io/kueue "$VERSION" cmd/kueue)
+    scratch_image "$KUEUE_IMAGE" /manager "$manager:/manager"
+  fi
+  # The sidecar's image as the release names it (config/default/manager_auth_proxy_patch.yaml).
+  PROXY_IMAGE=$(sed -n 's/^ *image: *\(.*kube-rbac-proxy:.*\)$/\1/p' \
+    "$(module_dir sigs.k8s.io/kueue "$VERSION")/config/default/manager_auth_proxy_patch.yaml")
+  if [ -z "$PROXY_IMAGE" ]; then
+    echo "scheduler-images: Kueue $VERSION's config/default names no kube-rbac-proxy image" >&2
+    exit 1
+  fi
+  if ! have "$PROXY_IMAGE"; then
+    proxy=$(build github.com/brancz/kube-rbac-proxy "${PROXY_IMAGE##*:}" cmd/kube-rbac-proxy)
+    scratch_image "$PROXY_IMAGE" /usr/local/bin/kube-rbac-proxy "$proxy:/usr/local/bin/kube-rbac-proxy"
+  fi
+  log "kueue $VERSION: $KUEUE_IMAGE $PROXY_IMAGE ready"
+}
+
+volcano_images() {
+  local component image binary kubectl
+  for component in scheduler controller-manager; do
+    image="docker.io/volcanosh/vc-$component:$VERSION"
+    if ! have "$image"; then
+      binary=$(build volcano.sh/volcano "$VERSION" "cmd/$component" "vc-$component")
+      scratch_image "$image" "/vc-$component" "$binary:/vc-$component"
+    fi
+  done
+  image="docker.io/volcanosh/vc-webhook-manager:$VERSION"
+  if ! have "$image"; then
+    kubectl="$CACHE/kind-images/$("$PYTHON" "$HERE/kind-images/kindimg.py" node-version)/bin/kubectl"
+    if [ ! -x "$kubectl" ]; then
+      echo "scheduler-images: $kubectl is missing: run \`make kind-images\` first" >&2
+      exit 1
+    fi
+    binary=$(build volcano.sh/volcano "$VERSION" cmd/webhook-manager vc-webhook-manager)
+    # The module cache keeps no file mode: the Job runs the script as ./gen-admission-secret.sh.
+    local script="$WORK/gen-admission-secret.sh"
+    install -m 0755 "$(module_dir volcano.sh/volcano "$VERSION")/installer/dockerfile/webhook-manager/gen-admission-secret.sh" "$script"
+    # The script is `#!/bin/sh` but uses bash's [[ ]] and `function`: its upstream image's sh is busybox.
+    scratch_image "$image" /vc-webhook-manager "$binary:/vc-webhook-manager" "$script:/gen-admission-secret.sh" \
+      /bin/bash:/bin/sh /usr/bin/openssl:/usr/bin/openssl /etc/ssl/openssl.cnf:/usr/lib/ssl/openssl.cnf \
+      /usr/bin/cat:/usr/bin/cat /usr/bin/base64:/usr/bin/base64 /usr/bin/tr:/usr/bin/tr "$kubectl:/usr/bin/kubectl"
+  fi
+  log "volcano $VERSION: the scheduler, controller-manager and webhook-manager images ready"
+}
+
 START=$(date +%s)
 mkdir -p "$OUT/bin"
-# Upstream's images run as distroless's nonroot user; Kueue's Deployment asks for runAsNonRoot.
-export SCRATCH_USER=65532:65532
-KUEUE_IMAGE="registry.k8s.io/kueue/kueue:$VERSION"
-if ! have "$KUEUE_IMAGE"; then
-  manager=$(build sigs.k8s.io/kueue "$VERSION" cmd/kueue)
-  scratch_image "$KUEUE_IMAGE" /manager "$manager:/manager"
-fi
-# The sidecar's image as the release names it (config/default/manager_auth_proxy_patch.yaml).
-PROXY_IMAGE=$(sed -n 's/^ *image: *\(.*kube-rbac-proxy:.*\)$/\1/p' \
-  "$(module_dir sigs.k8s.io/kueue "$VERSION")/config/default/manager_auth_proxy_patch.yaml")
-if [ -z "$PROXY_IMAGE" ]; then
-  echo "scheduler-images: Kueue $VERSION's config/default names no kube-rbac-proxy image" >&2
-  exit 1
-fi
-if ! have "$PROXY_IMAGE"; then
-  proxy=$(build github.com/brancz/kube-rbac-proxy "${PROXY_IMAGE##*:}" cmd/kube-rbac-proxy)
-  scratch_image "$PROXY_IMAGE" /usr/local/bin/kube-rbac-proxy "$proxy:/usr/local/bin/kube-rbac-proxy"
-fi
-log "$SCHEDULER $VERSION: $KUEUE_IMAGE $PROXY_IMAGE ready in $(( $(date +%s) - START )) s"
+"${SCHEDULER}_images"
+log "$SCHEDULER $VERSION ready in $(( $(date +%s) - START )) s"

@@ -1,15 +1,15 @@
 """bench.yml on the kind runtime, end to end on this machine: Docker, the local registry, a kind
-cluster with the seed's audit policy, kwok beside it, the default scheduler and Kueue, the load
+cluster with the seed's audit policy, kwok beside it, the default scheduler, Kueue and Volcano, the load
 test timed from the audit log, the results fetched, and a teardown that leaves nothing.
 
 Nothing can be pulled here, so the images are built beforehand from source (`make test-kind`:
-`make kind-images` for kind's node image, hack/scheduler-images.sh for Kueue's, hack/registry-image.sh
-for the registry's): without them it fails, saying so. `make test` leaves this file out (hack/test.sh):
+`make kind-images` for kind's node image, hack/scheduler-images.sh for Kueue's and Volcano's,
+hack/registry-image.sh for the registry's): without them it fails, saying so. `make test` leaves this file out (hack/test.sh):
 it runs only through `make test-kind`, which builds the images first.
 dockerd must run kind's privileged nodes (hack/kind-docker.sh, also part of `make kind-images`).
 The product mirrors each image into its registry as it would an image pulled through
-registry_image_prefix ("pull unless present"). Kueue's release manifest is built from its Go module
-and served on 127.0.0.1 like the upstream URL (release_mirror.py).
+registry_image_prefix ("pull unless present"). Kueue's release manifest is built from its Go module,
+Volcano's taken from its module at the tag, and both served on 127.0.0.1 like the upstream URLs (release_mirror.py).
 """
 import csv
 import os
@@ -25,7 +25,10 @@ from version_matrix import VERSION_SETS
 REGISTRY_IMAGE = "sched-bench/registry:debian"
 NODE_IMAGE = VERSION_SETS["modern"]["node_image"]
 KUEUE_IMAGE = "registry.k8s.io/kueue/kueue:" + VERSIONS["kueue"]
-SCHEDULERS = ["default", "kueue"]
+VOLCANO_IMAGES = ["docker.io/volcanosh/vc-%s:%s" % (component, VERSIONS["volcano"])
+                  for component in ("scheduler", "controller-manager", "webhook-manager")]
+SCHEDULERS = ["default", "kueue", "volcano"]
+RELEASES = ("kueue", "volcano")
 PODS = 5
 # The manifest server's ports, apart from test_kind_manifests' (20090-20099) and conftest's random ranges.
 SERVER_PORTS = range(20190, 20200)
@@ -43,7 +46,8 @@ def not_ready():
     """Why this file cannot run yet (no Docker engine, images not built), or None: also .ci/run's check (hack/kind-warm.py)."""
     if docker("info").returncode != 0:
         return "no Docker engine answers"
-    missing = [image for image in (NODE_IMAGE, KUEUE_IMAGE, REGISTRY_IMAGE) if docker("image", "inspect", image).returncode]
+    missing = [image for image in (NODE_IMAGE, KUEUE_IMAGE, REGISTRY_IMAGE, *VOLCANO_IMAGES)
+               if docker("image", "inspect", image).returncode]
     return "images not built: %s" % ", ".join(missing) if missing else None
 
 
@@ -81,6 +85,12 @@ def created_pods(audit_log, namespace):
     return pods
 
 
+def binders(audit_log):
+    """The users that bound pods (created pods/binding), from a gzipped audit log."""
+    return {event["user"]["username"] for event in audit_events(audit_log, '"binding"', succeeded=True)
+            if (event.get("objectRef") or {}).get("subresource") == "binding" and event.get("verb") == "create"}
+
+
 def go_env_of(pod, container_name):
     container = next(c for c in pod["spec"]["containers"] if c["name"] == container_name)
     return {entry["name"]: entry.get("value") for entry in container.get("env") or [] if entry["name"].startswith("GO")}
@@ -97,13 +107,13 @@ def ours_left(workspace):
     }
 
 
-def test_default_and_kueue_on_kind(tmp_path, bench_vars):
+def test_default_kueue_and_volcano_on_kind(tmp_path, bench_vars):
     started = time.monotonic()
     # A kind cluster of someone else would share the kind network: the last check could not hold.
     assert docker("ps", "-aq", "--filter", "label=" + KIND_LABEL).stdout.split() == [], "a kind cluster already runs"
     work = tmp_path / "work"
     work.mkdir()
-    build_release_manifests(tmp_path / "mirror", work, names=("kueue",), charts=False)
+    build_release_manifests(tmp_path / "mirror", work, names=RELEASES, charts=False)
     REGISTRY_DATA.mkdir(parents=True, exist_ok=True)
     extravars = dict(bench_vars, bench_runtime="kind", bench_schedulers=SCHEDULERS, bench_nodes=5, bench_jobs=PODS,
                      bench_pods_per_job=1, bench_pod_duration=1, bench_timeout=300,
@@ -158,6 +168,20 @@ def test_default_and_kueue_on_kind(tmp_path, bench_vars):
         kueue = [record for record in deployed if record.get("name") == "kueue" and record.get("images")][-1]
         assert all(image.startswith("localhost:5001/") for image in kueue["images"]), kueue
         assert "localhost:5001/%s" % KUEUE_IMAGE in kueue["images"], kueue
+        # Volcano bound every pod itself (its admission Job wrote the webhook certificate first: readiness waits
+        # for it), its scheduler with the run's client rate and GOGC, its images from the local registry.
+        volcano_env = scheduler_results(bench_vars, "volcano")[2]
+        assert binders(volcano_env["audit_log"]["on_host"]) == {
+            "system:serviceaccount:volcano-system:volcano-scheduler"}, volcano_env["audit_log"]
+        vc_schedulers = [pod for name, pod in created_pods(volcano_env["audit_log"]["on_host"], "volcano-system").items()
+                         if name.startswith("volcano-scheduler-")]
+        assert vc_schedulers, "no volcano-scheduler pod in the audit log"
+        for pod in vc_schedulers:
+            args = pod["spec"]["containers"][0]["args"]
+            assert {"--kube-api-qps=800", "--kube-api-burst=900"} <= set(args), args
+            assert go_env_of(pod, "volcano-scheduler") == {"GOGC": "150"}, pod["spec"]["containers"][0]
+        volcano = [record for record in deployed if record.get("name") == "volcano" and record.get("images")][-1]
+        assert sorted(volcano["images"]) == sorted("localhost:5001/" + image for image in VOLCANO_IMAGES), volcano
         # Nothing of the run is left: no node, registry, network or process.
         assert ours_left(workspace) == {"kind containers": [], "registry container": [], "kind network": [],
                                         "processes": []}
