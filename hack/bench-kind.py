@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """`make bench-kind`: the seed's workload (the default burst: 100 fake nodes, 1,000 jobs of 3 pods, the bench
 role's defaults, which inventories/local makes smaller) through bench.yml on the kind runtime, for the default
-scheduler and Kueue, on a test machine (prints figures, asserts nothing).
+scheduler, Kueue and Volcano (test_kind's), on a test machine (prints figures, asserts nothing).
 
 What a lab host pulls cannot be pulled here, so this does what tests/e2e/test_kind.py does, at the seed's size:
-the images come from `make kind-images scheduler-images` (built from source), Kueue's release manifest is built
-from its Go module and served on 127.0.0.1 like its upstream URL (tests/e2e/release_mirror.py), and the registry
+the images come from `make kind-images scheduler-images` (built from source), Kueue's and Volcano's release
+manifests come from their Go modules and are served on 127.0.0.1 like their upstream URLs (tests/e2e/release_mirror.py), and the registry
 keeps its blobs where test_kind.py keeps them. Arguments are extra `ansible-playbook` arguments
 (`make bench-kind ARGS="-e bench_run_id=kind-seed-1"`); the results and the report land in results/ as with
 `make bench`.
@@ -26,7 +26,7 @@ for sub in ("filter_plugins", os.path.join("tests", "e2e")):
 
 from conftest import mirror_vars  # noqa: E402 - needs sys.path
 from release_mirror import build_release_manifests, serve, templates  # noqa: E402
-from test_kind import REGISTRY_DATA, REGISTRY_IMAGE, RELEASES, SCHEDULERS  # noqa: E402 - the same images, registry, schedulers
+from test_kind import KIND_CPU, REGISTRY_DATA, REGISTRY_IMAGE, RELEASES, SCHEDULERS  # noqa: E402 - the same images, registry, schedulers
 
 SEED_KNOBS = ("bench_nodes", "bench_jobs", "bench_pods_per_job", "bench_pod_duration")
 # Apart from test_kind_manifests' (20090-20099) and test_kind's (20190-20199) manifest servers.
@@ -50,7 +50,8 @@ def main(args):
         try:
             extravars = dict(bench_runtime="kind", bench_schedulers=SCHEDULERS,
                              registry_image=REGISTRY_IMAGE, registry_data_dir=str(REGISTRY_DATA),
-                             scheduler_release_manifest_urls=templates(base), **seed_workload(), **mirror_vars())
+                             scheduler_release_manifest_urls=templates(base), **KIND_CPU, **seed_workload(),
+                             **mirror_vars())
             path = pathlib.Path(tmp, "kind.json")
             path.write_text(json.dumps(extravars), encoding="utf-8")
             argv = ["ansible-playbook", "bench.yml", "-i", "inventories/local", "-e", "@%s" % path, *args]

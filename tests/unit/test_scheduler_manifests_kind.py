@@ -313,6 +313,27 @@ def test_not_ready_names_the_targets_that_failed():
         manifests.not_ready(copy.deepcopy(results), "ready")
 
 
+def test_not_ready_says_why_a_pod_is_not_ready():
+    # As kind's API server listed Volcano's scheduler on a 2-CPU node, three controllers requesting 500m each.
+    unschedulable = {"metadata": {"name": "volcano-scheduler-54465d56cd-8p4x5"}, "status": {"phase": "Pending", "conditions": [
+        {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+         "message": "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Insufficient cpu."}]}}
+    pulling = {"metadata": {"name": "kueue-controller-manager-1"}, "status": {"conditions": [
+        {"type": "PodScheduled", "status": "True"}, {"type": "Ready", "status": "False"}],
+        "containerStatuses": [{"name": "manager", "state": {"waiting": {"reason": "ImagePullBackOff"}}}]}}
+    results = [
+        {"item": {"namespace": "volcano-system", "name": "volcano-scheduler"}, "resources": [unschedulable]},
+        {"item": {"namespace": "kueue-system", "name": "kueue-controller-manager"}, "resources": [ready_pod(), pulling]},
+        {"item": {"namespace": "volcano-system", "name": "volcano-admission"}, "resources": [ready_pod("False")]},
+    ]
+    assert manifests.not_ready(results, "pods") == [
+        "volcano-system/volcano-scheduler (unschedulable: 0/1 nodes are available: 1 Insufficient cpu. preemption: "
+        "0/1 nodes are available: 1 Insufficient cpu. (each release controller requests scheduler_controller_cpu_request))",
+        "kueue-system/kueue-controller-manager (container manager ImagePullBackOff)",
+        "volcano-system/volcano-admission",
+    ]
+
+
 def test_a_chart_release_puts_its_namespaced_objects_in_the_release_namespace():
     rendered = "\n".join([
         "---", "# Source: c/templates/cm.yaml", "apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: conf",

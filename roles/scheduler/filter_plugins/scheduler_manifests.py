@@ -416,10 +416,35 @@ def is_ready(resources, check):
     return READY_CHECKS[check](resources)
 
 
+def pod_problem(pod):
+    """Why a pod is not Ready, as the API server says it: unschedulable (the scheduler's message, with the knob
+    that sets the controllers' CPU request when CPU is short) or a waiting container's reason; '' if unknown."""
+    status = pod.get("status") or {}
+    for condition in status.get("conditions") or []:
+        if condition.get("type") == "PodScheduled" and condition.get("status") == "False":
+            message = " ".join(str(condition.get("message") or condition.get("reason") or "").split())
+            if "Insufficient cpu" in message:
+                message += " (each release controller requests scheduler_controller_cpu_request)"
+            return "unschedulable: " + message
+    for container in status.get("containerStatuses") or []:
+        waiting = (container.get("state") or {}).get("waiting") or {}
+        if waiting.get("reason"):
+            return "container %s %s" % (container.get("name"), waiting["reason"])
+    return ""
+
+
 def not_ready(results, check):
-    """namespace/name of each target of a registered loop (item = target) whose resources fail ``check``."""
-    return ["%s/%s" % (result["item"]["namespace"], result["item"]["name"]) for result in results or []
-            if not is_ready(result.get("resources"), check)]
+    """namespace/name of each target of a registered loop (item = target) whose resources fail ``check``;
+    for pods, with why the first pod that is not Ready is not (pod_problem)."""
+    names = []
+    for result in results or []:
+        if is_ready(result.get("resources"), check):
+            continue
+        name = "%s/%s" % (result["item"]["namespace"], result["item"]["name"])
+        problems = [pod_problem(pod) for pod in result.get("resources") or []] if check == "pods" else []
+        problem = next((problem for problem in problems if problem), "")
+        names.append("%s (%s)" % (name, problem) if problem else name)
+    return names
 
 
 def chart_release(text, namespace):
