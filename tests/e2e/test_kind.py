@@ -89,10 +89,12 @@ def created_pods(audit_log, namespace):
     return pods
 
 
-def binders(audit_log):
-    """The users that bound pods (created pods/binding), from a gzipped audit log."""
+def binders(audit_log, namespace):
+    """The users that bound pods of ``namespace`` (created pods/binding), from a gzipped audit log."""
     return {event["user"]["username"] for event in audit_events(audit_log, '"binding"', succeeded=True)
-            if (event.get("objectRef") or {}).get("subresource") == "binding" and event.get("verb") == "create"}
+            if event.get("verb") == "create"
+            and (event.get("objectRef") or {}).get("subresource") == "binding"
+            and event["objectRef"].get("namespace") == namespace}
 
 
 def go_env_of(pod, container_name):
@@ -172,10 +174,11 @@ def test_default_kueue_and_volcano_on_kind(tmp_path, bench_vars):
         kueue = [record for record in deployed if record.get("name") == "kueue" and record.get("images")][-1]
         assert all(image.startswith("localhost:5001/") for image in kueue["images"]), kueue
         assert "localhost:5001/%s" % KUEUE_IMAGE in kueue["images"], kueue
-        # Volcano bound every pod itself (its admission Job wrote the webhook certificate first: readiness waits
-        # for it), its scheduler with the run's client rate and GOGC, its images from the local registry.
-        volcano_env = scheduler_results(bench_vars, "volcano")[2]
-        assert binders(volcano_env["audit_log"]["on_host"]) == {
+        # Volcano bound every pod of the load itself (kind's kube-scheduler bound the system pods; Volcano's
+        # admission Job wrote the webhook certificate first: readiness waits for it), its scheduler with the run's
+        # client rate and GOGC, its images from the local registry.
+        _, volcano_summary, volcano_env = scheduler_results(bench_vars, "volcano")
+        assert binders(volcano_env["audit_log"]["on_host"], volcano_summary["namespace"]) == {
             "system:serviceaccount:volcano-system:volcano-scheduler"}, volcano_env["audit_log"]
         vc_schedulers = [pod for name, pod in created_pods(volcano_env["audit_log"]["on_host"], "volcano-system").items()
                          if name.startswith("volcano-scheduler-")]
@@ -185,7 +188,9 @@ def test_default_kueue_and_volcano_on_kind(tmp_path, bench_vars):
             assert {"--kube-api-qps=800", "--kube-api-burst=900"} <= set(args), args
             assert go_env_of(pod, "volcano-scheduler") == {"GOGC": "150"}, pod["spec"]["containers"][0]
         volcano = [record for record in deployed if record.get("name") == "volcano" and record.get("images")][-1]
-        assert sorted(volcano["images"]) == sorted("localhost:5001/" + image for image in VOLCANO_IMAGES), volcano
+        # Docker Hub's images keep their path without the host (as `docker pull volcanosh/...` names them).
+        assert sorted(volcano["images"]) == sorted("localhost:5001/" + image.removeprefix("docker.io/")
+                                                   for image in VOLCANO_IMAGES), volcano
         # Nothing of the run is left: no node, registry, network or process.
         assert ours_left(workspace) == {"kind containers": [], "registry container": [], "kind network": [],
                                         "processes": []}
