@@ -5,10 +5,10 @@ scheduler, Kueue and Volcano (test_kind's), on a test machine (prints figures, a
 
 What a lab host pulls cannot be pulled here, so this does what tests/e2e/test_kind.py does, at the seed's size:
 the images come from `make kind-images scheduler-images` (built from source), Kueue's and Volcano's release
-manifests come from their Go modules and are served on 127.0.0.1 like their upstream URLs (tests/e2e/release_mirror.py), and the registry
-keeps its blobs where test_kind.py keeps them. Arguments are extra `ansible-playbook` arguments
-(`make bench-kind ARGS="-e bench_run_id=kind-seed-1"`); the results and the report land in results/ as with
-`make bench`.
+manifests come from their Go modules and are served on 127.0.0.1 like their upstream URLs
+(tests/e2e/release_mirror.py), and the registry keeps its blobs where test_kind.py keeps them. Arguments are
+extra `ansible-playbook` arguments (`make bench-kind ARGS="-e bench_run_id=kind-seed-1"`); the results and the
+report land in results/ as with `make bench`.
 """
 import json
 import os
