@@ -68,13 +68,13 @@ scheduler-images: setup docker kind-images
 	hack/scheduler-images.sh volcano
 	hack/registry-image.sh
 
-## test-kind: test machines only: bench.yml on the kind runtime (default scheduler and Kueue) after building
+## test-kind: test machines only: bench.yml on the kind runtime (default scheduler, Kueue, Volcano) after building
 ## its images (cached); `make test` and `make test-e2e` leave tests/e2e/test_kind.py out
 test-kind: kind-images scheduler-images
 	$(VENV)/bin/python -m pytest tests/e2e/test_kind.py $(PYTEST_ARGS)
 
 ## bench-kind: test machines only: the seed's workload (the default burst) on the kind runtime for the default
-## scheduler and Kueue, with the images of test-kind (results/ and a report, as `make bench`)
+## scheduler, Kueue and Volcano, with the images of test-kind (results/ and a report, as `make bench`)
 bench-kind: kind-images scheduler-images
 	$(VENV)/bin/python hack/bench-kind.py $(ARGS)
 
