@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup bench bench-scale test test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen teardown report clean
+.PHONY: setup bench bench-scale test test-fast test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen teardown report clean
 
 ## setup: create .venv with the pinned Python packages (fast when done)
 setup: $(VENV)/.installed
@@ -34,6 +34,10 @@ teardown: setup
 ## (tests/e2e beside the rest, two pytest sessions: hack/test.sh)
 test: setup docker base-image
 	VENV=$(VENV) hack/test.sh $(PYTEST_ARGS)
+
+## test-fast: the contributor's inner loop: unit tests, ruff and yamllint (pytest -m "not slow"), about a minute
+test-fast: setup
+	$(VENV)/bin/python -m pytest tests/unit tests/lint -m "not slow" $(PYTEST_ARGS)
 
 test-unit: setup
 	$(VENV)/bin/python -m pytest tests/unit $(PYTEST_ARGS)

@@ -15,12 +15,31 @@ description:
   - A process already running from the same pid file with the same command line is left alone (C(changed=false)).
   - O(state=stopped) sends SIGTERM to the process group, then SIGKILL after O(stop_timeout); stopping
     something that is not running is not an error.
+  - With O(processes), several components in one call, one after another, each ready before the next starts
+    (a cluster's etcd, API server, controller manager and kwok).
+  - With O(pid_dir) and O(state=stopped), every process that has a pid file in that directory: all but those
+    named in O(last) at once, then those in O(last), in that order (a cluster's own components after its
+    schedulers and load test).
 version_added: "0.1.0"
 options:
   name:
-    description: Name of the component, used in messages.
+    description: Name of the component, used in messages. Required without O(processes) and O(pid_dir).
     type: str
-    required: true
+  processes:
+    description:
+      - Components to start in this order, each a dict of O(name), O(argv), O(pid_file), O(log_file) and,
+        where needed, O(env), O(chdir), O(ready_url), O(ready_ca), O(ready_cert), O(ready_key), O(cpus); the
+        options of the same names given to the module are the defaults of each.
+    type: list
+    elements: dict
+  pid_dir:
+    description: With O(state=stopped), stop every process whose pid file (C(<name>.pid)) is in this directory.
+    type: path
+  last:
+    description: With O(pid_dir), the names stopped after all others, in this order.
+    type: list
+    elements: str
+    default: []
   state:
     description: C(started) or C(stopped).
     type: str
@@ -38,9 +57,8 @@ options:
     description: Working directory of the process.
     type: path
   pid_file:
-    description: Where the PID is kept.
+    description: Where the PID is kept. Required without O(processes) and O(pid_dir).
     type: path
-    required: true
   log_file:
     description: Where the process writes stdout and stderr (appended). Required with O(state=started).
     type: path
@@ -92,6 +110,21 @@ EXAMPLES = r"""
     name: etcd
     state: stopped
     pid_file: /tmp/c1/run/etcd.pid
+
+- name: Start etcd, then kube-apiserver once etcd is ready
+  bench_process:
+    processes:
+      - {name: etcd, argv: [/opt/bin/etcd], pid_file: /tmp/c1/run/etcd.pid, log_file: /tmp/c1/logs/etcd.log,
+         ready_url: "http://127.0.0.1:2379/health"}
+      - {name: kube-apiserver, argv: [/opt/bin/kube-apiserver], pid_file: /tmp/c1/run/kube-apiserver.pid,
+         log_file: /tmp/c1/logs/kube-apiserver.log, ready_url: "https://127.0.0.1:6443/readyz"}
+    ready_ca: /tmp/c1/pki/ca.crt
+
+- name: Stop everything of the cluster, etcd last
+  bench_process:
+    state: stopped
+    pid_dir: /tmp/c1/run
+    last: [kube-apiserver, etcd]
 """
 
 RETURN = r"""
@@ -103,6 +136,14 @@ running:
   description: Whether the process runs when the module returns.
   returned: always
   type: bool
+pids:
+  description: With O(processes), the PID of each component by name.
+  returned: with O(processes)
+  type: dict
+stopped:
+  description: With O(pid_dir), the names of the processes that were running and were stopped, in order.
+  returned: with O(pid_dir)
+  type: list
 """
 
 import os
@@ -251,15 +292,107 @@ def wait_ready(module, params, process):
         time.sleep(0.2)
 
 
+# The per-component options, which O(processes) entries may set and whose module values are their defaults.
+COMPONENT_OPTIONS = ("name", "argv", "env", "chdir", "pid_file", "log_file", "ready_url", "ready_ca", "ready_cert",
+                     "ready_key", "ready_timeout", "stop_timeout", "log_tail", "cpus")
+
+
+def stop_group(pids, timeout):
+    """SIGTERM every process group of ``pids`` at once, then SIGKILL what is left after ``timeout``."""
+    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5)):
+        for pid in pids:
+            try:
+                group = os.getpgid(pid)
+                if group == pid:
+                    os.killpg(group, sig)
+                else:
+                    os.kill(pid, sig)
+            except (OSError, ProcessLookupError):
+                pass
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline and any(alive(pid) for pid in pids):
+            time.sleep(0.1)
+        if not any(alive(pid) for pid in pids):
+            return
+
+
+def stop_order(names, last):
+    """The pid files' names in stopping order: the waves (everything not in ``last`` at once, then each of
+    ``last`` alone, in order)."""
+    first = sorted(name for name in names if name not in last)
+    return ([first] if first else []) + [[name] for name in last if name in names]
+
+
+def stop_dir(module, params):
+    directory = params["pid_dir"]
+    try:
+        names = sorted(entry[:-4] for entry in os.listdir(directory) if entry.endswith(".pid"))
+    except FileNotFoundError:
+        names = []
+    stopped = []
+    for wave in stop_order(names, params["last"]):
+        files = {name: os.path.join(directory, name + ".pid") for name in wave}
+        running = {name: owned_pid(path) for name, path in files.items()}
+        running = {name: pid for name, pid in running.items() if pid is not None}
+        stopped.extend(name for name in wave if name in running)
+        if not module.check_mode:
+            stop_group(list(running.values()), params["stop_timeout"])
+            for path in files.values():
+                remove_pid_file(path)
+    module.exit_json(changed=bool(stopped), stopped=stopped, running=False)
+
+
+def start_all(module, params):
+    """Start each of O(processes) in order, each ready before the next."""
+    pids, changed = {}, False
+    for entry in params["processes"]:
+        unknown = sorted(set(entry) - set(COMPONENT_OPTIONS))
+        if unknown or not entry.get("name") or not entry.get("argv") or not entry.get("pid_file") or \
+                not entry.get("log_file"):
+            module.fail_json(msg="processes: each entry needs name, argv, pid_file and log_file, and takes only %s; "
+                                 "got %s" % (", ".join(COMPONENT_OPTIONS), entry))
+        component = {key: params[key] for key in COMPONENT_OPTIONS}
+        component.update({key: value for key, value in entry.items() if value is not None})
+        component["argv"] = [str(arg) for arg in component["argv"]]
+        component["env"] = component["env"] or {}
+        for key in ("ready_timeout", "stop_timeout"):
+            component[key] = float(component[key])
+        for key in ("log_tail", "cpus"):
+            component[key] = int(component[key])
+        pid, started = ensure_started(module, component)
+        pids[component["name"]] = pid
+        changed = changed or started
+    module.exit_json(changed=changed, pids=pids, running=not module.check_mode or not changed)
+
+
+def ensure_started(module, params):
+    """(pid, changed): the process of ``params`` running and ready, started unless it already ran."""
+    pid = owned_pid(params["pid_file"], params["argv"])
+    if pid is not None:
+        return pid, False
+    if module.check_mode:
+        return None, True
+    stale = owned_pid(params["pid_file"])
+    if stale is not None:
+        # The same pid file runs another command line: the configuration changed.
+        stop(stale, params["stop_timeout"])
+    process = start(module, params)
+    wait_ready(module, params, process)
+    return process.pid, True
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            name=dict(type="str", required=True),
+            name=dict(type="str"),
             state=dict(type="str", default="started", choices=["started", "stopped"]),
+            processes=dict(type="list", elements="dict"),
+            pid_dir=dict(type="path"),
+            last=dict(type="list", elements="str", default=[]),
             argv=dict(type="list", elements="str"),
             env=dict(type="dict", default={}),
             chdir=dict(type="path"),
-            pid_file=dict(type="path", required=True),
+            pid_file=dict(type="path"),
             log_file=dict(type="path"),
             ready_url=dict(type="str"),
             ready_ca=dict(type="path"),
@@ -270,10 +403,20 @@ def main():
             log_tail=dict(type="int", default=25),
             cpus=dict(type="int", default=0),
         ),
-        required_if=[("state", "started", ("argv", "log_file"))],
+        mutually_exclusive=[("processes", "pid_dir"), ("processes", "name"), ("pid_dir", "pid_file")],
+        required_one_of=[("name", "processes", "pid_dir")],
+        required_by={"name": ("pid_file",)},
         supports_check_mode=True,
     )
     params = module.params
+    if params["processes"] is not None:
+        if params["state"] != "started":
+            module.fail_json(msg="processes is for state=started; stop several processes with pid_dir")
+        start_all(module, params)
+    if params["pid_dir"] is not None:
+        if params["state"] != "stopped":
+            module.fail_json(msg="pid_dir is for state=stopped; start several processes with processes")
+        stop_dir(module, params)
     if params["state"] == "stopped":
         pid = owned_pid(params["pid_file"])
         if pid is None:
@@ -285,20 +428,10 @@ def main():
             remove_pid_file(params["pid_file"])
         module.exit_json(changed=True, pid=pid, running=False)
 
-    if not params["argv"]:
-        module.fail_json(msg="argv must name the command to run for %s" % params["name"])
-    pid = owned_pid(params["pid_file"], params["argv"])
-    if pid is not None:
-        module.exit_json(changed=False, pid=pid, running=True)
-    if module.check_mode:
-        module.exit_json(changed=True, running=False)
-    stale = owned_pid(params["pid_file"])
-    if stale is not None:
-        # The same pid file runs another command line: the configuration changed.
-        stop(stale, params["stop_timeout"])
-    process = start(module, params)
-    wait_ready(module, params, process)
-    module.exit_json(changed=True, pid=process.pid, running=True)
+    if not params["argv"] or not params["log_file"]:
+        module.fail_json(msg="argv and log_file must be given to start %s" % params["name"])
+    pid, changed = ensure_started(module, params)
+    module.exit_json(changed=changed, pid=pid, running=not module.check_mode or not changed)
 
 
 if __name__ == "__main__":

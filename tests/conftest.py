@@ -1,6 +1,8 @@
-"""Shared test set-up: make the project's pure Python importable."""
+"""Shared test set-up: make the project's pure Python importable, and give each test its speed class."""
 import os
 import sys
+
+import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 for sub in ("module_utils", "filter_plugins", "library", "action_plugins"):
@@ -25,3 +27,33 @@ while _pending:  # a module imports its siblings as ansible.module_utils.<name>:
     if len(_left) == len(_pending):
         raise ImportError("module_utils that cannot be imported: %s" % ", ".join(_left))
     _pending = _left
+
+
+# The class of a test is its directory's (pytest.ini lists them); e2e and molecule tests are all slow.
+SPEED_CLASSES = {"unit": ("unit",), "lint": ("lint",), "e2e": ("e2e", "slow"), "molecule": ("molecule", "slow")}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        directory = os.path.relpath(str(item.path), os.path.join(ROOT, "tests")).split(os.sep)[0]
+        for marker in SPEED_CLASSES.get(directory, ()):
+            item.add_marker(getattr(pytest.mark, marker))
+
+
+# Where the suite's time goes: each file's total (set-up, call and tear-down of its tests), printed at the end of
+# every session, longest first (the README's per-file table comes from these lines).
+_FILE_SECONDS = {}
+
+
+def pytest_runtest_logreport(report):
+    path = report.nodeid.split("::", 1)[0]
+    _FILE_SECONDS[path] = _FILE_SECONDS.get(path, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _FILE_SECONDS:
+        return
+    terminalreporter.section("seconds per test file")
+    for path, seconds in sorted(_FILE_SECONDS.items(), key=lambda item: -item[1]):
+        terminalreporter.write_line("%8.1f s  %s" % (seconds, path))
+    terminalreporter.write_line("%8.1f s  in all" % sum(_FILE_SECONDS.values()))

@@ -161,6 +161,11 @@ def scheduler_results(bench_vars, scheduler):
 @pytest.fixture
 def bench_vars(tmp_path):
     """Extra variables that keep a test's run apart from any other on this machine."""
+    return new_bench_vars(tmp_path)
+
+
+def new_bench_vars(tmp_path):
+    """bench_vars for a run under ``tmp_path`` (module-scoped fixtures call it with their own directory)."""
     # Below the kernel's ephemeral range (32768 and up): a client's outgoing connection
     # could otherwise take a port between the free-port check and the listener's start.
     port = 21000 + (uuid.uuid4().int % 90) * 100

@@ -6,68 +6,33 @@ import sys
 import pytest
 from conftest import ROOT, failure_text, processes_mentioning, run_playbook
 
+# One end-to-end case per family of checks, for the wiring (the play runs the rule before anything changes); every
+# other message of the same rules is a unit test of the rule itself (tests/unit/test_bench_checks.py,
+# test_version_matrix.py, test_scenarios.py, test_sched_workloads.py).
 CASES = [
-    ("unknown scheduler", {"bench_schedulers": ["default", "kube-batch"]},
-     "bench_schedulers contains 'kube-batch', which is not allowed"),
-    ("unknown runtime", {"bench_runtime": "minikube"}, "bench_runtime"),
-    ("scheduler the runtime cannot run",
-     {"bench_runtime": "external", "bench_external_kubeconfig": "/nonexistent", "bench_schedulers": ["volcano"]},
-     "bench_schedulers contains 'volcano', which the external runtime cannot run: use default"),
-    ("external without a kubeconfig", {"bench_runtime": "external"},
-     "bench_external_kubeconfig= is not allowed: with bench_runtime=external it must be the path of a kubeconfig"),
-    ("external kubeconfig that does not exist",
-     {"bench_runtime": "external", "bench_external_kubeconfig": "/nonexistent/kubeconfig"},
-     "bench_external_kubeconfig=/nonexistent/kubeconfig is not allowed"),
+    # a knob: bench_problems over the bench_* variables
+    ("zero jobs", {"bench_jobs": 0}, "bench_jobs=0 is not allowed: use a whole number of at least 1"),
+    # a scenario: the same check loads and checks the scenario
     ("unknown scenario", {"bench_scenario": "gangs"},
      "bench_scenario='gangs' is not allowed: use one of burst, fair-share, gang, mixed, priority, steady, trace, or "
      "the path of a scenario file"),
-    ("scale too small for a gang", {"bench_scenario": "gang", "bench_scenario_scale": 0.05},
-     "bench_scenario_scale=0.05 is not allowed with scenario gang: it leaves 1 fake nodes"),
-    ("zero jobs", {"bench_jobs": 0}, "bench_jobs=0 is not allowed: use a whole number of at least 1"),
-    ("negative nodes", {"bench_nodes": -2}, "bench_nodes=-2 is not allowed"),
-    ("zero timeout", {"bench_timeout": 0}, "bench_timeout=0 is not allowed"),
-    ("pod larger than a node", {"bench_pod_cpu": "64"}, "a pod must fit a fake node"),
-    ("unknown pod creation", {"bench_pod_creation": "pods"},
-     "bench_pod_creation='pods' is not allowed: use one of job-controller, direct"),
-    ("direct pods with kueue", {"bench_schedulers": ["default", "kueue"], "bench_pod_creation": "direct"},
-     "bench_pod_creation=direct is not supported by kueue: Kueue admits only the kinds of workload it is configured"),
-    ("malformed version pin", {"bench_version_pins": {"kind": "latest"}},
-     "bench_version_pins={'kind': 'latest'} is not allowed: version pin kind='latest' is malformed"),
-    ("unknown version pin", {"bench_version_pins": {"kernel": "v1.0.0"}},
-     "bench_version_pins={'kernel': 'v1.0.0'} is not allowed: unknown version pin kernel"),
-    ("version pins not a mapping", {"bench_version_pins": "kind=v0.27.0"},
-     "bench_version_pins='kind=v0.27.0' is not allowed: use a mapping"),
-    ("listen address open to the network without the opt-in", {"bench_listen_address": "0.0.0.0"},
-     "bench_listen_address=0.0.0.0 is not allowed: it is not a loopback address"),
-    ("listen address not an IP address", {"bench_listen_address": "lab-01"},
-     "bench_listen_address='lab-01' is not allowed: use an IP address"),
+    # a pin against the host's kernel: the version matrix
     ("kind too new for the kernel",
      {"bench_kernel_release": "3.10.0-1160.el7.x86_64", "bench_version_pins": {"kind": "v0.27.0"}},
      "kind v0.27.0 cannot run on kernel 3.10.0-1160.el7.x86_64"),
-    ("GOPROXY not a URL", {"golang_goproxy": "goproxy.cn"}, "golang_goproxy=goproxy.cn is not allowed"),
-    ("GOPROXY mirror with a relative path", {"golang_goproxy": "file://shared/mirror/go,direct"},
-     "golang_goproxy=file://shared/mirror/go,direct is not allowed: a file:// entry needs an absolute path"),
+    # a path on the host: the external cluster's kubeconfig
+    ("external kubeconfig that does not exist",
+     {"bench_runtime": "external", "bench_external_kubeconfig": "/nonexistent/kubeconfig"},
+     "bench_external_kubeconfig=/nonexistent/kubeconfig is not allowed"),
+    # the golang role's own checks
     ("GOPROXY mirror that does not exist", {"golang_goproxy": "file:///nonexistent/mirror,direct"},
      "golang_goproxy=file:///nonexistent/mirror,direct is not allowed: /nonexistent/mirror is not a directory"),
-    ("GONOSUMDB not module patterns", {"golang_gonosumdb": "volcano.sh/volcano sigs.k8s.io"},
-     "golang_gonosumdb=volcano.sh/volcano sigs.k8s.io is not allowed"),
-    ("run id with a path", {"bench_run_id": "../../etc"}, "bench_run_id='../../etc' is not allowed"),
-    ("run id with a slash", {"bench_run_id": "a/b"}, "bench_run_id='a/b' is not allowed"),
+    # a module run by the checks: the port range
     ("port range too small", {"bench_port_range_start": 40100, "bench_port_range_end": 40103},
      "port range 40100-40103 on 127.0.0.1 has fewer than 5 free ports"),
-    ("bad GOGC", {"bench_scheduler_gogc": "fast"}, "bench_scheduler_gogc='fast' is not allowed"),
-    ("calibrate not a switch", {"bench_calibrate": "sometimes"},
-     "bench_calibrate='sometimes' is not allowed: use true or false"),
-    ("gate with an unknown scheduler", {"bench_gate": {"kube-batch": {"makespan_s": "<= 60"}}},
-     "bench_gate names the scheduler 'kube-batch', which is not allowed: use \"*\" or one of default"),
+    # the gate, checked against the run's schedulers
     ("gate with an unknown figure", {"bench_gate": {"default": {"latency_p99": "<= 800"}}},
      "bench_gate.default names the figure 'latency_p99', which is not allowed: use one of pods_bound"),
-    ("gate with a malformed threshold", {"bench_gate": {"*": {"latency_p99_ms": "< 800"}}},
-     "bench_gate.*.latency_p99_ms='< 800' is not allowed: use '>= N', '<= N' or 'worse_by <= N%'"),
-    ("relative gate without compare_to", {"bench_gate": {"*": {"makespan_s": "worse_by <= 10%"}}},
-     "bench_gate.*.makespan_s='worse_by <= 10%' is not allowed without an earlier run to compare with"),
-    ("compare_to that does not exist", {"bench_report_compare_to": "no-such-run"},
-     "bench_report_compare_to=no-such-run is not allowed: it is neither a directory nor a run id in"),
 ]
 
 
@@ -98,12 +63,11 @@ phases:
 TRACE = "arrival_s,pods_per_job,pod_cpu,pod_memory,pod_duration,tenant,priority\n0,1,1,1Gi,5,default,0\n"
 
 
-@pytest.mark.parametrize("scenario,trace,expected", [
-    ("description: [unclosed\n", TRACE, "{path}: {path} line 2 column 1: does not parse as YAML"),
-    (SCENARIO, TRACE + "2,0,1,1Gi,5,default,0\n",
-     "{path}: {dir}/jobs.csv line 3: row 2, column pods_per_job='0' is not allowed: use a whole number of at least 1"),
-], ids=["not YAML", "bad trace row"])
-def test_bad_scenario_file_fails_first_with_one_line(tmp_path, bench_vars, scenario, trace, expected):
+# A scenario file and the trace beside it (a file that does not parse: tests/unit/test_scenarios.py).
+def test_bad_scenario_file_fails_first_with_one_line(tmp_path, bench_vars):
+    scenario, trace = SCENARIO, TRACE + "2,0,1,1Gi,5,default,0\n"
+    expected = ("{path}: {dir}/jobs.csv line 3: row 2, column pods_per_job='0' is not allowed: use a whole number of "
+                "at least 1")
     path = tmp_path / "scenario.yml"
     path.write_text(scenario)
     (tmp_path / "jobs.csv").write_text(trace)
@@ -118,12 +82,12 @@ def test_bad_scenario_file_fails_first_with_one_line(tmp_path, bench_vars, scena
     assert processes_mentioning(bench_vars["bench_workspace"]) == []
 
 
-@pytest.mark.parametrize("layout", ["file", "under-a-file"])
-def test_results_dir_that_cannot_hold_results_is_named(tmp_path, bench_vars, layout):
-    """Found bad only when used (the results are fetched minutes later): checked first, naming the variable."""
+def test_results_dir_that_cannot_hold_results_is_named(tmp_path, bench_vars):
+    """Found bad only when used (the results are fetched minutes later): checked first, naming the variable (a
+    directory under a file: tests/unit/test_bench_checks.py)."""
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the results directory should be\n")
-    results = blocker if layout == "file" else blocker / "results"
+    results = blocker
     extravars = dict(bench_vars, bench_results_dir=str(results), bench_cache_dir=str(tmp_path / "cache"))
     runner = run_playbook(tmp_path, "bench.yml", extravars, label="results")
     assert runner.rc != 0

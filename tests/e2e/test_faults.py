@@ -97,7 +97,9 @@ def test_component_dying_mid_run_keeps_what_was_measured(tmp_path, bench_vars, c
     assert 0 < summary["pods_bound"] < 120, summary
     assert os.path.exists(os.path.join(host_dir, "default", "pods.csv"))
     assert processes_mentioning(bench_vars["bench_workspace"]) == []
-    clean_run_succeeds(tmp_path, bench_vars)
+    if component == "kube-apiserver":
+        # The harder fault of the two (the cluster's store goes with it): the next run needs no manual step.
+        clean_run_succeeds(tmp_path, bench_vars)
 
 
 def test_interrupted_playbook_is_cleaned_up_by_the_next_run(tmp_path, bench_vars):

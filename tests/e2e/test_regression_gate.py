@@ -1,7 +1,8 @@
 """bench.yml with repeats and a regression gate that must fail (issue 14): the report gives each figure its
 interval and a Gate section, and the run ends with a non-zero exit code and one line per miss, after the
-recap. A bad gate or compare_to is in test_bad_input.py."""
+recap; each repeat lands beside the first. A bad gate is in test_bad_input.py."""
 import csv
+import json
 import os
 
 from conftest import failure_text, processes_mentioning, run_playbook, task_results
@@ -22,6 +23,13 @@ def test_a_gate_miss_fails_the_run_with_one_line_per_miss(tmp_path, bench_vars):
     assert (row["status"], row["repeats"], row["repeats_complete"]) == ("complete", "3", "3")
     assert row["latency_p99_ms_ci_low"] and row["latency_p99_ms_ci_high"]
     assert float(row["latency_p99_ms_ci_low"]) <= float(row["latency_p99_ms"]) <= float(row["latency_p99_ms_ci_high"])
+    # Repeat k lands in repeat-<k>/ beside the first.
+    first = os.path.join(run_dir, "localhost", "default")
+    for directory in (first, os.path.join(first, "repeat-2"), os.path.join(first, "repeat-3")):
+        with open(os.path.join(directory, "summary.json"), encoding="utf-8") as handle:
+            assert json.load(handle)["pods_bound"] == 5
+        with open(os.path.join(directory, "env.json"), encoding="utf-8") as handle:
+            assert json.load(handle)["workload"]["repeats"] == 3
 
     # The recap is shown, then the host fails with its misses, one line each.
     assert task_results(runner, "Show the recap of every host and scheduler")

@@ -3,13 +3,15 @@ two weighted tenants, gang jobs and a high-priority job arriving later, run from
 is bound; jobs.csv, the tenant and priority of each pod, the scenario's metrics and what each scheduler cannot
 express are in the results; the audit log shows each scheduler's native objects (PriorityClasses, Volcano's tenant
 queues; Kueue's ClusterQueues in a cohort, LocalQueues and WorkloadPriorityClasses; YuniKorn's queue label and task
-groups, its REST API the tenant queues)."""
+groups, its REST API the tenant queues, on loopback only)."""
 import csv
+import ipaddress
 import json
 import os
 import urllib.request
 
-from conftest import audit_events, failure_text, kept_run, mirror_vars, run_playbook, scheduler_results
+from conftest import audit_events, failure_text, kept_run, mirror_vars, processes_mentioning, run_playbook, scheduler_results
+from test_security import listening_sockets
 
 # Not coscheduling: kube-scheduler's preemption takes pods of a running gang for the high-priority job, and the gang's
 # replacements then wait for a whole group that never forms again (measured: 180 s, docs/scenarios.md). The shipped
@@ -208,6 +210,13 @@ def test_yunikorn_runs_a_scenario_in_tenant_queues_with_task_groups(tmp_path, be
                   bench_fetch_audit_log=True, **mirror_vars()):
         # 8 CPU and 32Gi: team-a (weight 1) is guaranteed a third of the CPU, team-b (2) two thirds; both may use all.
         queues = {tenant: yunikorn_queue("root.sched-bench-" + tenant) for tenant in ("team-a", "team-b")}
+        # yunikorn-core fixes its REST API at :9080 (every address, no authentication); the build edits that one
+        # line so that it listens on 127.0.0.1 only (scheduler_components_catalog's source_edits).
+        pids = [pid for pid, cmd in processes_mentioning(bench_vars["bench_workspace"]) if "yunikorn-scheduler" in cmd]
+        assert pids, processes_mentioning(bench_vars["bench_workspace"])
+        listeners = listening_sockets(pids)
+        assert ("127.0.0.1", 9080) in {(host, port) for host, port, _pid in listeners}, listeners
+        assert all(ipaddress.ip_address(host).is_loopback for host, _port, _pid in listeners), listeners
     assert {tenant: (queue["guaranteedResource"]["vcore"], queue["maxResource"]["vcore"])
             for tenant, queue in queues.items()} == {"team-a": (2667, 8000), "team-b": (5333, 8000)}
     assert "memory" not in queues["team-a"]["guaranteedResource"] and queues["team-a"]["maxResource"]["memory"] == 32 * 2 ** 30

@@ -9,7 +9,7 @@ import ssl
 import time
 
 import pytest
-from conftest import failure_text, kept_run, mirror_vars, processes_mentioning, run_playbook, task_results
+from conftest import failure_text, kept_run, new_bench_vars, processes_mentioning, run_playbook, task_results
 
 HEALTH_PATHS = ("/healthz", "/health", "/readyz", "/livez")
 PROBE_PATHS = HEALTH_PATHS + ("/", "/metrics", "/debug/pprof/", "/debug/pprof/profile?seconds=1", "/version",
@@ -86,10 +86,15 @@ def unauthenticated_answers(listeners):
     return answered
 
 
-@pytest.fixture
-def kept_cluster(tmp_path, bench_vars):
-    """The default scheduler's kept cluster: its directory and its ports."""
-    with kept_run(tmp_path, bench_vars, "kept") as cluster:
+@pytest.fixture(scope="module")
+def module_bench_vars(tmp_path_factory):
+    return new_bench_vars(tmp_path_factory.mktemp("kept"))
+
+
+@pytest.fixture(scope="module")
+def kept_cluster(tmp_path_factory, module_bench_vars):
+    """The default scheduler's kept cluster, one for the module's tests: its directory and its ports."""
+    with kept_run(tmp_path_factory.mktemp("kept-run"), module_bench_vars, "kept") as cluster:
         with open(os.path.join(cluster, "state.json"), encoding="utf-8") as handle:
             yield cluster, json.load(handle)["ports"]
 
@@ -121,9 +126,9 @@ def test_etcd_and_the_api_server_refuse_clients_without_a_certificate(kept_clust
     assert _get("127.0.0.1", api, "/version", _tls(os.path.join(pki, "ca.crt"))) == 401
 
 
-def test_no_port_of_a_running_cluster_answers_without_credentials(kept_cluster, bench_vars):
+def test_no_port_of_a_running_cluster_answers_without_credentials(kept_cluster, module_bench_vars):
     cluster, ports = kept_cluster
-    pids = [pid for pid, _cmd in processes_mentioning(bench_vars["bench_workspace"])]
+    pids = [pid for pid, _cmd in processes_mentioning(module_bench_vars["bench_workspace"])]
     listeners = listening_sockets(pids)
     found_ports = {port for _address, port, _pid in listeners}
     # Every component of the cluster and the scheduler is running and seen.
@@ -192,14 +197,3 @@ def test_remote_access_on_purpose_says_what_is_open_and_still_authenticates(tmp_
         stopped = run_playbook(tmp_path, "playbooks/cluster.yml", down, label="remote-down")
         assert stopped.rc == 0, failure_text(stopped)
         assert processes_mentioning(bench_vars["bench_workspace"]) == []
-
-
-def test_yunikorn_serves_its_rest_api_on_loopback_only(tmp_path, bench_vars):
-    """yunikorn-core fixes its REST API at :9080 (every address, no authentication); the build edits that
-    one line so that it listens on 127.0.0.1 only (scheduler_components_catalog's source_edits)."""
-    with kept_run(tmp_path, bench_vars, "yunikorn-kept", bench_schedulers=["yunikorn"], **mirror_vars()):
-        pids = [pid for pid, cmd in processes_mentioning(bench_vars["bench_workspace"]) if "yunikorn-scheduler" in cmd]
-        assert pids, processes_mentioning(bench_vars["bench_workspace"])
-        listeners = listening_sockets(pids)
-        assert ("127.0.0.1", 9080) in {(host, port) for host, port, _pid in listeners}, listeners
-        assert all(ipaddress.ip_address(host).is_loopback for host, _port, _pid in listeners), listeners

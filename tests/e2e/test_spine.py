@@ -139,21 +139,3 @@ def test_existing_run_dir_is_never_overwritten(tmp_path, bench_vars):
     assert "exists already and results are never overwritten" in failure_text(runner)
     assert os.listdir(existing) == ["keep.txt"]
     assert not os.path.exists(bench_vars["bench_workspace"])
-
-
-def test_repeats_land_beside_the_first_and_the_report_takes_the_median(tmp_path, bench_vars):
-    extravars = dict(bench_vars, bench_nodes=3, bench_jobs=4, bench_pods_per_job=2, bench_repeats=2)
-    runner = run_playbook(tmp_path, "bench.yml", extravars, label="repeats")
-    assert runner.rc == 0, failure_text(runner)
-    run_dir = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"])
-    first = os.path.join(run_dir, "localhost", "default")
-    for directory in (first, os.path.join(first, "repeat-2")):
-        with open(os.path.join(directory, "summary.json"), encoding="utf-8") as handle:
-            assert json.load(handle)["pods_bound"] == 8
-        with open(os.path.join(directory, "env.json"), encoding="utf-8") as handle:
-            assert json.load(handle)["workload"]["repeats"] == 2
-    with open(os.path.join(run_dir, "report.csv"), encoding="utf-8") as handle:
-        (row,) = list(csv.DictReader(handle))
-    assert row["scheduler"] == "default"
-    assert row["repeats"] == "2" and row["repeats_complete"] == "2"
-    assert processes_mentioning(bench_vars["bench_workspace"]) == []

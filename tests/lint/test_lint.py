@@ -3,6 +3,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.dirname(sys.executable)
 
@@ -17,6 +19,7 @@ def test_yamllint_is_clean():
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
 
 
+@pytest.mark.slow
 def test_ansible_lint_production_profile_is_clean():
     result = run(os.path.join(BIN, "ansible-lint"), "--nocolor", "--profile", "production")
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]

@@ -505,6 +505,7 @@ def run_report_playbook(*extra):
                           capture_output=True, text=True, timeout=300, check=False)
 
 
+@pytest.mark.slow  # runs ansible-playbook
 def test_report_playbook_writes_the_report_of_a_run_dir(tmp_path):
     run_dir = tmp_path / "results" / "20261201T000000Z"
     write_three_repeats(str(run_dir / "good" / "default"))
@@ -535,6 +536,7 @@ def test_report_playbook_writes_the_report_of_a_run_dir(tmp_path):
     assert again.returncode == 0 and "changed=0" in again.stdout, again.stdout
 
 
+@pytest.mark.slow  # runs ansible-playbook
 def test_report_playbook_explains_an_unknown_compare_to(tmp_path):
     run_dir = tmp_path / "results" / "20261201T000000Z"
     write_result(str(run_dir / "h" / "default"), summary())
@@ -608,6 +610,7 @@ def test_the_stage_that_bounded_the_throughput_and_the_backlog_are_shown(tmp_pat
     assert backlog.series == {"default": ([1, 2, 3], [100, 30, 0])}
 
 
+@pytest.mark.slow  # runs ansible-playbook
 def test_report_playbook_fails_on_a_gate_miss_with_one_line_per_miss(tmp_path):
     run_dir = tmp_path / "results" / "20261201T000000Z"
     write_three_repeats(str(run_dir / "h" / "default"))
@@ -633,6 +636,7 @@ def test_report_playbook_fails_on_a_gate_miss_with_one_line_per_miss(tmp_path):
     assert "gate: 1 of 1 checks passed" in passing.stdout
 
 
+@pytest.mark.slow  # runs ansible-playbook
 def test_report_playbook_refuses_a_bad_gate_in_one_line(tmp_path):
     run_dir = tmp_path / "results" / "20261201T000000Z"
     write_result(str(run_dir / "h" / "default"), summary())

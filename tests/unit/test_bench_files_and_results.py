@@ -1,0 +1,52 @@
+"""library/bench_files.py (several files in one call) and library/bench_results.py (one archive per result)."""
+import gzip
+import os
+
+import bench_files
+import bench_results
+import pytest
+
+
+def test_modes_are_octal_strings_or_yaml_numbers():
+    assert bench_files.parse_mode("0600", "mode") == 0o600
+    assert bench_files.parse_mode(644, "mode") == 0o644
+    with pytest.raises(ValueError, match=r"files\[2\].mode='rw' is not allowed: use an octal mode such as '0600'"):
+        bench_files.parse_mode("rw", "files[2].mode")
+    with pytest.raises(ValueError):
+        bench_files.parse_mode("0689", "mode")
+
+
+def test_a_file_is_written_only_when_its_content_or_mode_differ(tmp_path):
+    path = str(tmp_path / "state.json")
+    assert bench_files.needs_write(path, b"{}", 0o600)
+    bench_files.write(path, b"{}", 0o600)
+    assert open(path, "rb").read() == b"{}" and (os.stat(path).st_mode & 0o777) == 0o600
+    assert not bench_files.needs_write(path, b"{}", 0o600)
+    assert bench_files.needs_write(path, b"{ }", 0o600)
+    assert bench_files.needs_write(path, b"{}", 0o644)
+    assert sorted(os.listdir(tmp_path)) == ["state.json"]
+
+
+def test_the_audit_log_and_its_backups_are_one_log_oldest_first(tmp_path):
+    audit = tmp_path / "audit"
+    audit.mkdir()
+    (audit / "audit.log").write_text("c\n")
+    (audit / "audit-2026-12-02T10-00-01.000.log").write_text("b\n")
+    (audit / "audit-2026-12-02T09-00-00.000.log").write_text("a\n")
+    (audit / "other.log").write_text("not ours\n")
+    sources = bench_results.audit_files(str(audit / "audit.log"))
+    assert [os.path.basename(path) for path in sources] == [
+        "audit-2026-12-02T09-00-00.000.log", "audit-2026-12-02T10-00-01.000.log", "audit.log"]
+    target = str(tmp_path / "audit.log.gz")
+    bench_results.compress(sources, target)
+    with gzip.open(target, "rt") as handle:
+        assert handle.read() == "a\nb\nc\n"
+    assert bench_results.audit_files(str(tmp_path / "none" / "audit.log")) == []
+
+
+def test_the_results_to_bring_back_leave_out_hidden_files_and_unless_asked_the_audit_log(tmp_path):
+    for name in ("summary.json", "pods.csv", ".progress.json", "audit.log.gz"):
+        (tmp_path / name).write_text("x")
+    (tmp_path / "sub").mkdir()
+    assert bench_results.result_files(str(tmp_path), False) == ["pods.csv", "summary.json"]
+    assert bench_results.result_files(str(tmp_path), True) == ["audit.log.gz", "pods.csv", "summary.json"]
