@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make test`: the whole suite as two pytest sessions side by side, of about the same length.
 #   - tests/e2e: the binary runtime on this machine (processes, mostly CPU), but for
-#   - tests/unit, tests/lint, the e2e files in SIDE_E2E, then tests/molecule: systemd containers
-#     under Docker, mostly waiting on apt and container starts.
+#   - tests/unit, tests/lint, the e2e files in SIDE_E2E and tests/molecule: systemd containers
+#     under Docker, mostly waiting on apt and container starts, in lanes that start as soon as this
+#     session has collected its tests (tests/molecule/conftest.py) and run beside the rest of it.
 # They share no port, workspace or container: each e2e run has its own workspace and ports, and
 # molecule's hosts are containers.
 # One session's output is printed as it runs, the other's when it ends; the exit code is
@@ -12,8 +13,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 python=${VENV:-.venv}/bin/python
 
-# Which e2e files run beside: chosen by the two sessions' lengths in CI (the tail prints both).
-SIDE_E2E="tests/e2e/test_security.py tests/e2e/test_spine.py tests/e2e/test_shipped_scenarios.py"
+# Which e2e files run beside: chosen by the two sessions' lengths in CI (the tail prints both); the
+# fault and two-run tests mostly wait on a throttled scheduler, so they share the molecule session.
+SIDE_E2E="tests/e2e/test_security.py tests/e2e/test_spine.py tests/e2e/test_faults.py tests/e2e/test_two_runs.py tests/e2e/test_shipped_scenarios.py"
 
 side_log=$(mktemp -t sched-bench-test-side.XXXXXX.log)
 # Each session its own temporary root: pytest prunes old numbered directories under its root
