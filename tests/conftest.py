@@ -1,6 +1,8 @@
 """Shared test set-up: make the project's pure Python importable, and give each test its speed class."""
 import os
+import pathlib
 import sys
+import tempfile
 
 import pytest
 
@@ -57,3 +59,15 @@ def pytest_terminal_summary(terminalreporter):
     for path, seconds in sorted(_FILE_SECONDS.items(), key=lambda item: -item[1]):
         terminalreporter.write_line("%8.1f s  %s" % (seconds, path))
     terminalreporter.write_line("%8.1f s  in all" % sum(_FILE_SECONDS.values()))
+
+
+def pytest_collection_finish(session):
+    """Start the molecule scenarios' lanes as soon as the session knows its tests (tests/molecule/test_molecule.py),
+    so that they run while the session's other tests do. Here, not in a tests/molecule/conftest.py: the e2e tests
+    import their helpers as `conftest`, which a second conftest module in the same session would shadow."""
+    if session.config.option.collectonly:
+        return
+    modules = {item.module for item in session.items if item.path.name == "test_molecule.py"}
+    for module in modules:
+        log_dir = pathlib.Path(tempfile.mkdtemp(prefix="sched-bench-molecule-"))
+        session.config._molecule_lanes = module.start_lanes(session, log_dir)

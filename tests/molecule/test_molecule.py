@@ -6,7 +6,7 @@ The scenarios share nothing (their own containers, names, ports and molecule dir
 time is spent waiting on apt, systemd and container starts, so they run in lanes side by side: the scenarios of
 one lane one after another, the lanes at once. The two that run bench.yml inside containers (CPU) share a lane,
 and so do the three that build Go inside containers, as a fresh machine builds their caches once. The lanes start
-when collection ends (conftest.py), so that they run while the session's other tests do.
+when collection ends (tests/conftest.py), so that they run while the session's other tests do.
 """
 import os
 import pathlib
