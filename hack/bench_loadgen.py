@@ -16,13 +16,17 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "module_utils"))
+import ansible.module_utils
+from kubernetes import client as k8s_client
 
-from kubernetes import client as k8s_client  # noqa: E402 - importable once sys.path has module_utils
-from sched_client import RateLimiter, api_client, apis, create_workload, drain  # noqa: E402 - importable once sys.path has module_utils
-from sched_rules import JOB_CONTROLLER  # noqa: E402 - importable once sys.path has module_utils
-from sched_workloads import Target, workload  # noqa: E402 - importable once sys.path has module_utils
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The project's module_utils as a module gets them from Ansible, as ansible.module_utils.<name>: the way they
+# import each other.
+ansible.module_utils.__path__.append(os.path.join(ROOT, "module_utils"))
+
+from ansible.module_utils.sched_client import RateLimiter, api_client, apis, create_workload, drain  # noqa: E402 - needs the path
+from ansible.module_utils.sched_rules import JOB_CONTROLLER  # noqa: E402 - needs the path
+from ansible.module_utils.sched_workloads import Target, workload  # noqa: E402 - needs the path
 
 
 def playbook(workspace, state, port):

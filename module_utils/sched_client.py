@@ -12,6 +12,8 @@ import threading
 import time
 from collections import namedtuple
 
+from ansible.module_utils.sched_metrics import job_of
+from ansible.module_utils.sched_workloads import CUSTOM_APIS, is_yunikorn_placeholder
 from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 from kubernetes.client.rest import ApiException
@@ -20,13 +22,6 @@ from kubernetes.client.rest import ApiException
 PodCounts = namedtuple("PodCounts", "created bound completed")
 # The client's APIs that a workload's objects are created through.
 Apis = namedtuple("Apis", "core batch custom")
-
-try:
-    from ansible.module_utils.sched_metrics import job_of
-    from ansible.module_utils.sched_workloads import CUSTOM_APIS, is_yunikorn_placeholder
-except ImportError:  # run outside Ansible (hack/bench_loadgen.py)
-    from sched_metrics import job_of
-    from sched_workloads import CUSTOM_APIS, is_yunikorn_placeholder
 
 
 class RateLimiter:

@@ -3,52 +3,39 @@ cluster with the seed's audit policy, kwok beside it, the default scheduler, Kue
 test timed from the audit log, the results fetched, and a teardown that leaves nothing.
 
 Nothing can be pulled here, so the images are built beforehand from source (`make test-kind`:
-`make kind-images` for kind's node image, hack/scheduler-images.sh for Kueue's and Volcano's,
-hack/registry-image.sh for the registry's): without them it fails, saying so. `make test` leaves this file out (hack/test.sh):
-it runs only through `make test-kind`, which builds the images first.
-dockerd must run kind's privileged nodes (hack/kind-docker.sh, also part of `make kind-images`).
+`make kind-images` for kind's node image, tests/infra/scheduler-images.sh for Kueue's and Volcano's,
+hack/registry-image.sh for the registry's): without them it fails, saying so (tests/infra/kind_ready.py names the
+images). `make test` leaves this file out (hack/test.sh): it runs only through `make test-kind`, which builds the
+images first. dockerd must run kind's privileged nodes (tests/infra/kind-docker.sh, also part of `make kind-images`).
 The product mirrors each image into its registry as it would an image pulled through
 registry_image_prefix ("pull unless present"). Kueue's release manifest is built from its Go module,
-Volcano's taken from its module at the tag, and both served on 127.0.0.1 like the upstream URLs (release_mirror.py).
+Volcano's taken from its module at the tag, and both served on 127.0.0.1 like the upstream URLs
+(tests/infra/release_mirror.py).
 """
 import csv
 import os
 import pathlib
-import subprocess
 import time
 
 import pytest
 from conftest import audit_bindings, audit_events, failure_text, processes_mentioning, run_playbook, scheduler_results
-from release_mirror import CACHE, VERSIONS, build_release_manifests, serve, templates
-from version_matrix import VERSION_SETS
+from infra.kind_ready import (
+    KIND_CPU,
+    KUEUE_IMAGE,
+    REGISTRY_DATA,
+    REGISTRY_IMAGE,
+    RELEASES,
+    SCHEDULERS,
+    VOLCANO_IMAGES,
+    docker,
+    not_ready,
+)
+from infra.release_mirror import build_release_manifests, serve, templates
 
-REGISTRY_IMAGE = "sched-bench/registry:debian"
-NODE_IMAGE = VERSION_SETS["modern"]["node_image"]
-KUEUE_IMAGE = "registry.k8s.io/kueue/kueue:" + VERSIONS["kueue"]
-VOLCANO_IMAGES = ["docker.io/volcanosh/vc-%s:%s" % (component, VERSIONS["volcano"])
-                  for component in ("scheduler", "controller-manager", "webhook-manager")]
-SCHEDULERS = ["default", "kueue", "volcano"]
-RELEASES = ("kueue", "volcano")
 PODS = 5
 # The manifest server's ports, apart from test_kind_manifests' (20090-20099) and conftest's random ranges.
 SERVER_PORTS = range(20190, 20200)
-# The registry's blobs outlive the test (the node image alone is 1.8 GB to push): the product keeps them
-# in registry_data_dir, and a run finds there what an earlier one pushed.
-REGISTRY_DATA = CACHE / "kind-e2e-registry"
 KIND_LABEL = "io.x-k8s.kind.cluster"
-
-
-def docker(*args):
-    return subprocess.run(["docker", *args], capture_output=True, text=True, check=False, timeout=120)
-
-
-def not_ready():
-    """Why this file cannot run yet (no Docker engine, images not built), or None: also .ci/run's check (hack/kind-warm.py)."""
-    if docker("info").returncode != 0:
-        return "no Docker engine answers"
-    missing = [image for image in (NODE_IMAGE, KUEUE_IMAGE, REGISTRY_IMAGE, *VOLCANO_IMAGES)
-               if docker("image", "inspect", image).returncode]
-    return "images not built: %s" % ", ".join(missing) if missing else None
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -68,10 +55,6 @@ def kueue_admissions(audit_log):
             names.add(ref["name"])
     return names
 
-
-# kind's node is this machine: 2 CPUs, of which its control plane requests 950m. Volcano's three controllers
-# at the default 500m each do not fit (its scheduler stays Pending, "Insufficient cpu"); at 250m they do.
-KIND_CPU = {"scheduler_controller_cpu_request": "250m"}
 
 # Fairness knobs other than their defaults, to find in the pods kind runs (issue 15: kind and binary comparable).
 KNOBS = {"bench_scheduler_gogc": 150, "bench_scheduler_api_qps": 800, "bench_scheduler_api_burst": 900,

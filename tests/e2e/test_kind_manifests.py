@@ -11,7 +11,7 @@ binary-runtime cluster's API server.
 
 GitHub is not reachable, so the release manifests are built the way upstream
 builds them, from the Go module sources, and served from 127.0.0.1 laid out like
-the upstream URLs (release_mirror.py, shared with test_kind.py): the test passes URL
+the upstream URLs (tests/infra/release_mirror.py, shared with test_kind.py): the test passes URL
 templates pointing at that server, which is the mirror-replacement path a user takes.
 """
 import json
@@ -21,10 +21,10 @@ import time
 import pytest
 import yaml
 from conftest import failure_text, mirror_vars, processes_mentioning, run_playbook
+from infra.release_mirror import UPSTREAM_PATHS, VERSIONS, build_release_manifests, free_port, serve, templates
 from kubernetes import config as k8s_config
 from kubernetes import dynamic
 from kubernetes.dynamic.exceptions import NotFoundError
-from release_mirror import UPSTREAM_PATHS, VERSIONS, build_release_manifests, free_port, serve, templates
 
 # The schedulers that ship Helm charts: YuniKorn's from a chart repository (the mirror's, served
 # on 127.0.0.1 like the manifests), coscheduling's from the chart inside its Go module.

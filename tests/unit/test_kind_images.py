@@ -1,4 +1,4 @@
-"""hack/kind-images/kindimg.py: the pure parts of the offline kind image build (test set-up)."""
+"""tests/infra/kind-images/kindimg.py: the pure parts of the offline kind image build (test set-up)."""
 import importlib.util
 import io
 import json
@@ -7,7 +7,7 @@ import tarfile
 
 import pytest
 
-_PATH = pathlib.Path(__file__).resolve().parents[2] / "hack" / "kind-images" / "kindimg.py"
+_PATH = pathlib.Path(__file__).resolve().parents[1] / "infra" / "kind-images" / "kindimg.py"
 _SPEC = importlib.util.spec_from_file_location("kindimg_under_test", _PATH)
 kindimg = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(kindimg)

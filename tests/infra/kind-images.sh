@@ -8,7 +8,7 @@
 #             (systemd, containerd, runc, CNI plugins, iptables...) with our entrypoint
 #   images    the images a node holds, with the names and tags kubeadm and kind expect
 #   node      kindest/node:<version> by `kind build node-image --type file`, never pulling
-#   hack/kind-images.sh <kubernetes version> [binaries|base|images|node|all]   (default all)
+#   tests/infra/kind-images.sh <kubernetes version> [binaries|base|images|node|all]   (default all)
 # Cached per version under ~/.cache/kube-sched-bench/kind-images/<version>/: a warm run builds nothing.
 set -euo pipefail
 
@@ -22,7 +22,7 @@ if ! [[ "$VERSION" =~ ^v1\.[0-9]+\.[0-9]+$ ]]; then
   echo "kind-images: the first argument must be a Kubernetes release such as v1.32.2, not '$VERSION'" >&2
   exit 2
 fi
-PYTHON="${KIND_IMAGES_PYTHON:-$HERE/../.venv/bin/python}"
+PYTHON="${KIND_IMAGES_PYTHON:-$HERE/../../.venv/bin/python}"
 # KIND_VERSION, ETCD_VERSION, GO_VERSION of the version set whose node image is kindest/node:$VERSION
 eval "$("$PYTHON" "$HERE/kind-images/kindimg.py" versions "$VERSION")"
 
@@ -93,7 +93,7 @@ GO
 
 build_base() {
   # Always: the debootstrap stage is cached, and Docker's build cache makes the rest a no-op when
-  # hack/kind-images/base/ has not changed.
+  # tests/infra/kind-images/base/ has not changed.
   "$HERE/kind-images/base.sh" "$BASE_IMAGE" "$(kubeadm_image pause)"
 }
 image_id() { docker image inspect -f '{{.Id}}' "$1" 2>/dev/null || true; }

@@ -9,10 +9,11 @@
 #           volcano.sh/volcano; the webhook manager's image also runs the release's admission-init Job
 #           (gen-admission-secret.sh, a bash script: openssl, kubectl, coreutils), so it holds those from
 #           this machine and the kubectl of `make kind-images`
-#   hack/scheduler-images.sh kueue|volcano
+#   tests/infra/scheduler-images.sh kueue|volcano
 # Versions come from the product's version matrix (filter_plugins/version_matrix.py, set "modern").
 # Cached by tag: a warm run builds nothing. GOPROXY/GONOSUMDB: the module mirror beside the project first
-# (../shared/mirror/go, as the e2e tests use it: Volcano's module is only there), then the environment's.
+# (../shared/mirror/go through tests/infra/go_mirror.py, as the e2e tests use it: Volcano's module is only there),
+# then the environment's.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -20,7 +21,7 @@ SCHEDULER="${1:-}"
 case "$SCHEDULER" in kueue | volcano) ;; *)
   echo "scheduler-images: the first argument must be kueue or volcano, not '$SCHEDULER'" >&2; exit 2 ;;
 esac
-PYTHON="${KIND_IMAGES_PYTHON:-$HERE/../.venv/bin/python}"
+PYTHON="${KIND_IMAGES_PYTHON:-$HERE/../../.venv/bin/python}"
 pin() { "$PYTHON" "$HERE/kind-images/kindimg.py" pin "$1"; }
 VERSION=$(pin "$SCHEDULER")
 CACHE="${KIND_IMAGES_CACHE:-$HOME/.cache/kube-sched-bench}"
@@ -28,15 +29,14 @@ OUT="$CACHE/scheduler-images/$SCHEDULER-$VERSION"
 export GOPATH="$CACHE/go/path" GOMODCACHE="$CACHE/go/mod" GOCACHE="$CACHE/go/build" GOFLAGS=-modcacherw
 export GOTOOLCHAIN="go$(pin go)" CGO_ENABLED=0
 export PATH="/usr/local/go/bin:$PATH"
-MIRROR_ENV=$(cd "$HERE/../tests/e2e" && "$PYTHON" -c \
-  'from conftest import go_mirror_env; print(" ".join("%s=%s" % pair for pair in go_mirror_env().items()))')
+MIRROR_ENV=$("$PYTHON" "$HERE/go_mirror.py")
 if [ -n "$MIRROR_ENV" ]; then
   # shellcheck disable=SC2086 # NAME=value words, no spaces inside
   export $MIRROR_ENV
 fi
 WORK=$(mktemp -d /var/tmp/sched-bench-scheduler-images.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-# shellcheck source=hack/kind-images/scratch.sh
+# shellcheck source=tests/infra/kind-images/scratch.sh
 source "$HERE/kind-images/scratch.sh"
 
 log() { echo "scheduler-images: $*"; }

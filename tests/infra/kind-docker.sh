@@ -4,11 +4,12 @@
 # dockerd's default runtime and reload dockerd (SIGHUP, never a restart: CI
 # runs and molecule scenarios may be using the engine). Test machines only:
 # lab servers have the full capability bounding set and need nothing of it.
-#   hack/kind-docker.sh            idempotent; a second call changes nothing
+#   tests/infra/kind-docker.sh     idempotent; a second call changes nothing
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-SOURCE="${KIND_DOCKER_CAPFILTER:-$HERE/../../shared/tools/runc-capfilter}"
+ROOT=$(cd "$HERE/../.." && pwd)
+SOURCE="${KIND_DOCKER_CAPFILTER:-$ROOT/../shared/tools/runc-capfilter}"
 WRAPPER=/usr/local/bin/runc-capfilter
 DAEMON_JSON=/etc/docker/daemon.json
 RUNTIME=capfilter
@@ -17,7 +18,7 @@ if [ ! -f "$SOURCE" ]; then
   echo "kind-docker: KIND_DOCKER_CAPFILTER=$SOURCE does not exist (the path of runc-capfilter)" >&2
   exit 2
 fi
-"$HERE/docker-up.sh"
+"$ROOT/hack/docker-up.sh"
 
 if ! cmp -s "$SOURCE" "$WRAPPER"; then
   install -m 0755 "$SOURCE" "$WRAPPER"

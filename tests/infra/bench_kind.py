@@ -6,9 +6,10 @@ scheduler, Kueue and Volcano (test_kind's), on a test machine (prints figures, a
 What a lab host pulls cannot be pulled here, so this does what tests/e2e/test_kind.py does, at the seed's size:
 the images come from `make kind-images scheduler-images` (built from source), Kueue's and Volcano's release
 manifests come from their Go modules and are served on 127.0.0.1 like their upstream URLs
-(tests/e2e/release_mirror.py), and the registry keeps its blobs where test_kind.py keeps them. Arguments are
-extra `ansible-playbook` arguments (`make bench-kind ARGS="-e bench_run_id=kind-seed-1"`); the results and the
-report land in results/ as with `make bench`.
+(tests/infra/release_mirror.py), and the registry keeps its blobs where test_kind.py keeps them
+(tests/infra/kind_ready.py). Arguments are extra `ansible-playbook` arguments
+(`make bench-kind ARGS="-e bench_run_id=kind-seed-1"`); the results and the report land in results/ as with
+`make bench`.
 """
 import json
 import os
@@ -20,13 +21,13 @@ import tempfile
 
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-for sub in ("filter_plugins", os.path.join("tests", "e2e")):
-    sys.path.insert(0, os.path.join(ROOT, sub))
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(TESTS)
+sys.path.insert(0, TESTS)  # for infra.<module>
 
-from conftest import mirror_vars  # noqa: E402 - needs sys.path
-from release_mirror import build_release_manifests, serve, templates  # noqa: E402
-from test_kind import KIND_CPU, REGISTRY_DATA, REGISTRY_IMAGE, RELEASES, SCHEDULERS  # noqa: E402 - the same images, registry, schedulers
+from infra.go_mirror import mirror_vars  # noqa: E402 - needs sys.path
+from infra.kind_ready import KIND_CPU, REGISTRY_DATA, REGISTRY_IMAGE, RELEASES, SCHEDULERS  # noqa: E402 - test_kind.py's
+from infra.release_mirror import build_release_manifests, serve, templates  # noqa: E402 - needs sys.path
 
 SEED_KNOBS = ("bench_nodes", "bench_jobs", "bench_pods_per_job", "bench_pod_duration")
 # Apart from test_kind_manifests' (20090-20099) and test_kind's (20190-20199) manifest servers.

@@ -6,7 +6,7 @@ sources (Kueue: `kustomize build config/default` after `kustomize edit set image
 repository of ../shared/mirror/charts) and served from 127.0.0.1 laid out like the upstream URLs, so
 that a test passes URL templates pointing at that server (scheduler_release_manifest_urls,
 scheduler_chart_repository_urls): the mirror-replacement path a user takes. Used by
-test_kind_manifests.py and test_kind.py.
+tests/e2e/test_kind_manifests.py, tests/e2e/test_kind.py and tests/infra/bench_kind.py (`make bench-kind`).
 """
 import json
 import os
@@ -17,8 +17,9 @@ import subprocess
 import sys
 import time
 
-from conftest import MIRROR_GO, go_mirror_env
 from version_matrix import VERSION_SETS
+
+from infra.go_mirror import MIRROR_GO, go_mirror_env
 
 # The pins of the version set of this machine's kernel (a modern one).
 VERSIONS = {name: VERSION_SETS["modern"][name] for name in ("kueue", "volcano")}

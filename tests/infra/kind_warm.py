@@ -4,11 +4,9 @@ else 1, naming the missing ones: .ci/run runs `make test-kind` only then (a cold
 import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-for sub in ("filter_plugins", os.path.join("tests", "e2e")):
-    sys.path.insert(0, os.path.join(ROOT, sub))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/, for infra.<module>
 
-from test_kind import not_ready  # noqa: E402 - needs sys.path
+from infra.kind_ready import not_ready  # noqa: E402 - needs sys.path
 
 
 def main():

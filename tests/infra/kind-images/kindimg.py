@@ -1,4 +1,4 @@
-"""Helpers of hack/kind-images.sh (test set-up only, never used by the product).
+"""Helpers of tests/infra/kind-images.sh (test set-up only, never used by the product).
     kindimg.py versions <kubernetes version>   shell assignments: the version set's kind, etcd and Go
     kindimg.py node-version [version set]      the Kubernetes version of the set's node image (modern)
     kindimg.py pin <name> [version set]        the set's pin of one component (kueue, go...; modern)
@@ -13,7 +13,8 @@ import os
 import sys
 import tarfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# tests/infra/kind-images/kindimg.py: the project is four levels up.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(ROOT, "filter_plugins"))
 from version_matrix import VERSION_SETS, kubernetes_staging_replaces  # noqa: E402
 
@@ -39,7 +40,7 @@ def go_mod(kubernetes_version, etcd_version):
     env.filters["kubernetes_staging_replaces"] = kubernetes_staging_replaces
     with open(GO_MOD_TEMPLATE, encoding="utf-8") as handle:
         template = env.from_string(handle.read())
-    return template.render(ansible_managed="written by hack/kind-images/kindimg.py",
+    return template.render(ansible_managed="written by tests/infra/kind-images/kindimg.py",
                            binary_components_kubernetes_version=kubernetes_version,
                            binary_components_etcd_version=etcd_version)
 

@@ -1,5 +1,5 @@
 # A FROM-scratch image from binaries on this machine, for test set-up without an image registry.
-# Sourced by hack/kind-images/images.sh and hack/scheduler-images.sh; needs $WORK (a scratch
+# Sourced by tests/infra/kind-images/images.sh and tests/infra/scheduler-images.sh; needs $WORK (a scratch
 # directory). SCRATCH_USER (uid:gid; unset: root) is the image's user, for manifests that ask
 # for runAsNonRoot.
 # The binaries (at their paths in the image), the libraries they link, /tmp.

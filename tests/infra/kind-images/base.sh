@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build a kind base image from Debian's archive (the mirror apt is configured with): systemd,
 # containerd, runc, the CNI plugins, iptables and the mount tools, with our entrypoint, units and
-# containerd configuration (files under base/). Called by hack/kind-images.sh.
+# containerd configuration (files under base/). Called by tests/infra/kind-images.sh.
 #   base.sh <image name> <sandbox (pause) image>
 # Two stages: <image>-rootfs (debootstrap, built once) and <image> (our files on it: seconds, and
 # nothing when they have not changed).

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Build the images a kind node holds, from the binaries hack/kind-images.sh built, with the names
+# Build the images a kind node holds, from the binaries tests/infra/kind-images.sh built, with the names
 # and tags kubeadm and kind ask for, and the server tarball `kind build node-image --type file` reads.
 #   images.sh <kubernetes version> <bin dir> <base image> <kind module dir> <server dir>
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 VERSION="$1" BIN="$2" BASE_IMAGE="$3" KIND_MODULE="$4" SERVER="$5"
-PYTHON="${KIND_IMAGES_PYTHON:-$HERE/../../.venv/bin/python}"
+PYTHON="${KIND_IMAGES_PYTHON:-$HERE/../../../.venv/bin/python}"
 WORK=$(mktemp -d /var/tmp/sched-bench-kind-images.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -14,7 +14,7 @@ kubeadm_image() { "$BIN/kubeadm" config images list --kubernetes-version "$VERSI
 # The image kind's node image build pulls, from its source at the pinned version: <file> <Go constant>.
 kind_image() { sed -n "s/^const $2 = \"\(.*\)\"/\1/p" "$KIND_MODULE/pkg/build/nodeimage/$1"; }
 
-# shellcheck source=hack/kind-images/scratch.sh
+# shellcheck source=tests/infra/kind-images/scratch.sh
 source "$HERE/scratch.sh"
 
 busybox() {

@@ -1,0 +1,37 @@
+"""The kind runtime's e2e run on a test machine: the images it needs built beforehand (`make kind-images
+scheduler-images`), where its registry keeps its blobs, the schedulers it runs and their CPU request, and the
+check that the images are there. Shared by tests/e2e/test_kind.py, tests/infra/bench_kind.py (`make bench-kind`,
+the same images, registry and schedulers at the seed's size) and tests/infra/kind_warm.py (.ci/run)."""
+import subprocess
+
+from version_matrix import VERSION_SETS
+
+from infra.release_mirror import CACHE, VERSIONS
+
+REGISTRY_IMAGE = "sched-bench/registry:debian"
+NODE_IMAGE = VERSION_SETS["modern"]["node_image"]
+KUEUE_IMAGE = "registry.k8s.io/kueue/kueue:" + VERSIONS["kueue"]
+VOLCANO_IMAGES = ["docker.io/volcanosh/vc-%s:%s" % (component, VERSIONS["volcano"])
+                  for component in ("scheduler", "controller-manager", "webhook-manager")]
+SCHEDULERS = ["default", "kueue", "volcano"]
+RELEASES = ("kueue", "volcano")
+# The registry's blobs outlive the run (the node image alone is 1.8 GB to push): the product keeps them
+# in registry_data_dir, and a run finds there what an earlier one pushed.
+REGISTRY_DATA = CACHE / "kind-e2e-registry"
+# kind's node is this machine: 2 CPUs, of which its control plane requests 950m. Volcano's three controllers
+# at the default 500m each do not fit (its scheduler stays Pending, "Insufficient cpu"); at 250m they do.
+KIND_CPU = {"scheduler_controller_cpu_request": "250m"}
+
+
+def docker(*args):
+    return subprocess.run(["docker", *args], capture_output=True, text=True, check=False, timeout=120)
+
+
+def not_ready():
+    """Why the kind run cannot start yet (no Docker engine, images not built), or None: test_kind.py's
+    precondition and .ci/run's check (tests/infra/kind_warm.py)."""
+    if docker("info").returncode != 0:
+        return "no Docker engine answers"
+    missing = [image for image in (NODE_IMAGE, KUEUE_IMAGE, REGISTRY_IMAGE, *VOLCANO_IMAGES)
+               if docker("image", "inspect", image).returncode]
+    return "images not built: %s" % ", ".join(missing) if missing else None
