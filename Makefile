@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup bench bench-scale test test-fast test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen teardown report clean
+.PHONY: setup bench bench-scale test test-fast test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen teardown report knobs clean
 
 ## setup: create .venv with the pinned Python packages (fast when done)
 setup: $(VENV)/.installed
@@ -59,17 +59,17 @@ base-image: docker
 
 ## kind-images: test machines only: privileged containers for kind (runc-capfilter) and kind's node image
 ## kindest/node:<KIND_IMAGES_VERSION> built offline from source (cached; not part of `make test`)
-KIND_IMAGES_VERSION = $(shell $(VENV)/bin/python hack/kind-images/kindimg.py node-version)
+KIND_IMAGES_VERSION = $(shell $(VENV)/bin/python tests/infra/kind-images/kindimg.py node-version)
 kind-images: setup docker
-	hack/kind-docker.sh
-	hack/kind-images.sh $(KIND_IMAGES_VERSION)
+	tests/infra/kind-docker.sh
+	tests/infra/kind-images.sh $(KIND_IMAGES_VERSION)
 
 ## scheduler-images: test machines only: the images of Kueue's and Volcano's releases built from source with
 ## the names their release manifests give them, and the local registry's image (cached by tag); Volcano's
 ## admission image holds the kubectl of kind-images
 scheduler-images: setup docker kind-images
-	hack/scheduler-images.sh kueue
-	hack/scheduler-images.sh volcano
+	tests/infra/scheduler-images.sh kueue
+	tests/infra/scheduler-images.sh volcano
 	hack/registry-image.sh
 
 ## test-kind: test machines only: bench.yml on the kind runtime (default scheduler, Kueue, Volcano) after building
@@ -80,11 +80,15 @@ test-kind: kind-images scheduler-images
 ## bench-kind: test machines only: the seed's workload (the default burst) on the kind runtime for the default
 ## scheduler, Kueue and Volcano, with the images of test-kind (results/ and a report, as `make bench`)
 bench-kind: kind-images scheduler-images
-	$(VENV)/bin/python hack/bench-kind.py $(ARGS)
+	$(VENV)/bin/python tests/infra/bench_kind.py $(ARGS)
 
 ## bench-loadgen: how fast the load generator submits jobs (no scheduler running)
 bench-loadgen: setup
 	$(VENV)/bin/python hack/bench_loadgen.py $(ARGS)
+
+## knobs: rewrite the files that list the knobs (defaults, argument specs, docs tables) from module_utils/sched_knobs.py
+knobs: setup
+	$(VENV)/bin/python hack/knobs.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

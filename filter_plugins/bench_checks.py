@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from sched_gate import parse_gate  # noqa: E402 - module_utils is not a package here
+from sched_knobs import names, typed  # noqa: E402 - module_utils is not a package here
 from sched_report_run import find_run  # noqa: E402 - module_utils is not a package here
 from sched_rules import (  # noqa: E402 - module_utils is not a package here
     RULES,
@@ -33,7 +34,7 @@ from sched_rules import (  # noqa: E402 - module_utils is not a package here
     queue_quota,
     rule_problem,
 )
-from sched_scenarios import BURST, load, scaled  # noqa: E402 - module_utils is not a package here
+from sched_scenarios import BURST, load, scaled, workload_size  # noqa: E402 - module_utils is not a package here
 from sched_scenarios import problems_of as scenario_problems  # noqa: E402 - module_utils is not a package here
 from sched_stats import ALPHA, smallest_p  # noqa: E402 - module_utils is not a package here
 from version_matrix import PIN_PATTERNS, VERSION_SETS  # noqa: E402 - importable once sys.path has filter_plugins
@@ -47,7 +48,7 @@ PROJECT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OTHER_CHECKED = ("scenario", "schedulers", "run_id", "port_range_start", "port_range_end", "scheduler_gogc",
                  "scheduler_gomemlimit", "listen_address", "allow_remote_access", "version_pins", "gate",
                  "report_compare_to", "results_dir")
-GROUPS = {"checked": tuple(RULES) + OTHER_CHECKED, "workload": WORKLOAD}
+GROUPS = {"checked": tuple(RULES) + OTHER_CHECKED, "workload": WORKLOAD, "recorded": names("recorded")}
 
 
 def runtime_schedulers(runtime):
@@ -56,8 +57,15 @@ def runtime_schedulers(runtime):
 
 
 def bench_variables(group):
-    """The bench_* names of a group of values: ``checked`` (what bench_problems checks) or ``workload``."""
+    """The bench_* names of a group of values: ``checked`` (what bench_problems checks), ``workload`` or
+    ``recorded`` (env.json's knobs)."""
     return ["bench_" + name for name in GROUPS[group]]
+
+
+def knob_record(values, group):
+    """The values of a group's knobs (as ``query('vars', *(group | bench_variables))`` gives them) by their
+    unprefixed names, each as its declared type: what env.json records."""
+    return {name: typed(name, value) for name, value in zip(GROUPS[group], values)}
 
 
 def _number(value):
@@ -324,12 +332,21 @@ def bench_problems(variables):
     return list(_problems(variables))
 
 
+def host_workload(workload, scenario=None):
+    """What the host must hold (preflight's inputs): fake nodes, pods, and the knobs that set them, for the
+    message that asks to lower them."""
+    nodes, pods = workload_size(workload, scenario)
+    knobs = ("bench_scenario_scale (bench_scenario=%s)" % scenario["name"] if scenario
+             else "bench_jobs, bench_pods_per_job or bench_nodes")
+    return {"nodes": nodes, "pods": pods, "knobs": knobs}
+
+
 class FilterModule:
     def filters(self):
-        return {"bench_problems": bench_problems, "bench_variables": bench_variables,
+        return {"bench_problems": bench_problems, "bench_variables": bench_variables, "knob_record": knob_record,
                 "runtime_schedulers": runtime_schedulers, "goproxy_problem": goproxy_problem,
                 "goproxy_file_paths": goproxy_file_paths, "module_patterns_problem": module_patterns_problem,
                 "results_dir_problem": results_dir_problem, "version_pin_problems": version_pin_problems,
                 "gate_problems": gate_problems, "compare_to_problems": compare_to_problems,
                 "unknown_knobs_of_hosts": unknown_knobs_of_hosts, "queue_quota": queue_quota,
-                "scenario_of": scenario_of}
+                "scenario_of": scenario_of, "host_workload": host_workload}

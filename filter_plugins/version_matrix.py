@@ -30,7 +30,7 @@ VERSION_SETS = {
         "go": "1.24.13",
         # The batch schedulers, built from their Go modules on the binary runtime.
         # Volcano v1.11.0, YuniKorn and scheduler-plugins (coscheduling) are refused by
-        # some module proxies: give a mirror first in golang_goproxy (README, "Mirrors").
+        # some module proxies: give a mirror first in golang_goproxy (docs/runtimes-and-schedulers.md, "Mirrors").
         "kueue": "v0.10.1",
         "volcano": "v1.11.0",
         "yunikorn": "v1.6.1",

@@ -6,7 +6,7 @@ of weights 1:1:2, a quarter of the jobs gangs, two priorities, 2 % of the pods p
 10 ms to 60 s after their creation. Then times what the load test does with a scenario's records once the audit log
 is read: the scenario's metrics and findings (sched_scenario_metrics, sched_scenario_findings through
 sched_scenario_records.scenario_summary) and the rows of jobs.csv and pods.csv. Reading the audit log itself is
-measured by `make bench-scale` (README: 6.7 s for 30,000 pods).
+measured by `make bench-scale` (docs/measurements.md: 6.7 s for 30,000 pods).
 """
 import argparse
 import os

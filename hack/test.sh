@@ -3,7 +3,7 @@
 #   - tests/e2e: the binary runtime on this machine (processes, mostly CPU), but for
 #   - tests/unit, tests/lint, the e2e files in SIDE_E2E and tests/molecule: systemd containers
 #     under Docker, mostly waiting on apt and container starts, in lanes that start as soon as this
-#     session has collected its tests (tests/molecule/conftest.py) and run beside the rest of it.
+#     session has collected its tests (pytest_collection_finish in tests/conftest.py) and run beside the rest of it.
 # They share no port, workspace or container: each e2e run has its own workspace and ports, and
 # molecule's hosts are containers.
 # One session's output is printed as it runs, the other's when it ends; the exit code is

@@ -21,6 +21,7 @@ description:
   - Each probe reports the median of its rounds, their min and max, the spread and how long it took.
   - Runs on the host that can reach the API server; needs the Python C(kubernetes) package there.
 version_added: "0.1.0"
+extends_documentation_fragment: [bench_workload]
 options:
   kubeconfig:
     description: Path to the kubeconfig of the cluster.
@@ -41,28 +42,6 @@ options:
     description:
       - The workload description the bench role builds from the C(bench_*) variables, as for M(sched_loadtest).
         The Jobs are the default scheduler's Jobs of this workload; the load generator's settings are its own.
-    type: dict
-    required: true
-    suboptions:
-      nodes: {description: Number of fake nodes., type: int, required: true}
-      node_cpu: {description: CPU capacity of a fake node (a Kubernetes quantity)., type: str, required: true}
-      node_memory: {description: Memory capacity of a fake node., type: str, required: true}
-      node_pods: {description: Pod capacity of a fake node., type: int, required: true}
-      jobs: {description: Number of jobs of the load test., type: int, required: true}
-      pods_per_job: {description: Pods of each job; the ceiling in pods/s is Jobs/s times this., type: int, required: true}
-      pod_cpu: {description: CPU request (and limit) of each pod., type: str, required: true}
-      pod_memory: {description: Memory request (and limit) of each pod., type: str, required: true}
-      pod_duration: {description: Seconds a pod runs before kwok completes it., type: float, required: true}
-      pod_creation:
-        description: Who creates the load test's pods; with C(direct) every pod is one create, so the ceiling in pods/s is Jobs/s.
-        type: str
-        required: true
-      queue_quota: {description: What the queues of Kueue, Volcano and YuniKorn could use., type: raw, required: true}
-      wait_for: {description: What the load test waits for., type: str, required: true}
-      timeout: {description: Seconds the load test waits., type: float, required: true}
-      submit_concurrency: {description: Parallel requests of the load generator., type: int, required: true}
-      client_qps: {description: Client-side rate limit (requests a second)., type: float, required: true}
-      client_burst: {description: Client-side burst for the rate limit., type: int, required: true}
 author:
   - kube-sched-bench maintainers
 """

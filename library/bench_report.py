@@ -37,7 +37,7 @@ options:
     type: path
   gate:
     description:
-      - Thresholds per scheduler and figure, the playbooks' C(bench_gate); see README.md, "A regression gate".
+      - Thresholds per scheduler and figure, the playbooks' C(bench_gate); see docs/reading-the-report.md, "A regression gate".
       - A mapping of a scheduler (or C(*) for every scheduler) to C({figure: threshold}), a threshold being
         C(>= N), C(<= N), C(worse_by <= N%) or C(worse_by <= N% significant) (the last two need O(compare_to)),
         or a list of them; or that mapping as JSON text.

@@ -16,6 +16,7 @@ description:
   - A timeout while waiting still writes what was measured, with C(complete=false), and fails.
   - Runs on the host that can reach the API server; needs the Python C(kubernetes) package there.
 version_added: "0.1.0"
+extends_documentation_fragment: [bench_workload]
 options:
   kubeconfig:
     description: Path to the kubeconfig of the cluster.
@@ -45,43 +46,6 @@ options:
     description: Fake nodes are named with this prefix and a number.
     type: str
     default: kwok-node-
-  workload:
-    description:
-      - The workload description the bench role builds from the C(bench_*) variables, each sub-option named as
-        its variable without C(bench_); recorded whole in summary.json. Defaults and meanings are those of
-        roles/bench/defaults/main.yml; the rules (module_utils/sched_rules.py) are the play's.
-    type: dict
-    required: true
-    suboptions:
-      nodes: {description: Number of fake nodes., type: int, required: true}
-      node_cpu: {description: CPU capacity of a fake node (a Kubernetes quantity)., type: str, required: true}
-      node_memory: {description: Memory capacity of a fake node., type: str, required: true}
-      node_pods: {description: Pod capacity of a fake node., type: int, required: true}
-      jobs: {description: Number of jobs., type: int, required: true}
-      pods_per_job: {description: Pods of each job; all of a job's pods run at once., type: int, required: true}
-      pod_cpu: {description: CPU request (and limit) of each pod., type: str, required: true}
-      pod_memory: {description: Memory request (and limit) of each pod., type: str, required: true}
-      pod_duration: {description: Seconds a pod runs before kwok completes it., type: float, required: true}
-      pod_creation:
-        description:
-          - Who creates the pods. C(job-controller) creates the job objects above and their controller makes the
-            pods. C(direct) has the load test create each job's pods itself, with the same template, and the
-            job's group first (coscheduling's PodGroup, Volcano's PodGroup), as the upstream scheduler benchmark
-            does. The pods then have no Job owner; the label C(sched-bench.io/job) names their job.
-          - C(direct) is refused for C(kueue).
-        type: str
-        required: true
-      queue_quota:
-        description:
-          - What the queues of Kueue, Volcano and YuniKorn could use, C(seed), C(cluster) or C({cpu, memory}); the
-            summary's C(capacity), C(makespan_bound) and C(efficiency) are worked out from it.
-        type: raw
-        required: true
-      wait_for: {description: Wait until every pod is C(bound) or has C(completed)., type: str, required: true}
-      timeout: {description: Seconds to wait for the fake nodes and then for the pods., type: float, required: true}
-      submit_concurrency: {description: Parallel requests while creating nodes and jobs., type: int, required: true}
-      client_qps: {description: Client-side rate limit (requests a second)., type: float, required: true}
-      client_burst: {description: Client-side burst for the rate limit., type: int, required: true}
   scenario:
     description:
       - A scenario as C(sched_scenarios.load) returns it, at the scale of C(sched_scenarios.scaled) (the bench role's

@@ -50,15 +50,15 @@ class LoadTest:
         self.p = params
         # A scenario (sched_scenarios.load) gives the fake nodes and the jobs; the other workload values stay.
         self.scenario = params.get("scenario")
-        self.w = dict(params["workload"], **self.scenario["cluster"]) if self.scenario else params["workload"]
+        self.workload = dict(params["workload"], **self.scenario["cluster"]) if self.scenario else params["workload"]
         self.jobs = expand(self.scenario) if self.scenario else None
         self.submitted = []         # the scenario's jobs that were created
         self.cluster_created = []   # (api, name) of the scenario's cluster-scoped objects
         self.target = workloads.Target(params["scheduler"], params["namespace"], params["run_label"])
-        self.client = api_client(params["kubeconfig"], params["context"], self.w["submit_concurrency"] + 2)
+        self.client = api_client(params["kubeconfig"], params["context"], self.workload["submit_concurrency"] + 2)
         self.apis = apis(self.client)
         self.core, self.custom = self.apis.core, self.apis.custom
-        self.limiter = RateLimiter(self.w["client_qps"], self.w["client_burst"])
+        self.limiter = RateLimiter(self.workload["client_qps"], self.workload["client_burst"])
         self.watch = None
         self.created_namespace = False
         self.created_nodes = []
@@ -74,12 +74,12 @@ class LoadTest:
         self.progress = ProgressFile(params.get("progress_file"))
 
     def jobs_total(self):
-        return len(self.jobs) if self.scenario else self.w["jobs"]
+        return len(self.jobs) if self.scenario else self.workload["jobs"]
 
     def pods_total(self, jobs=None):
         """Pods of all the jobs, or of the jobs submitted with ``jobs="submitted"``."""
         if not self.scenario:
-            return (self.jobs_submitted if jobs == "submitted" else self.w["jobs"]) * self.w["pods_per_job"]
+            return (self.jobs_submitted if jobs == "submitted" else self.workload["jobs"]) * self.workload["pods_per_job"]
         return sum(job["pods_per_job"] for job in (self.submitted if jobs == "submitted" else self.jobs))
 
     # -- cluster checks --------------------------------------------------
@@ -108,7 +108,7 @@ class LoadTest:
         drain(self.core.create_namespace({"metadata": {"name": name, "labels": labels}}, _preload_content=False))
         self.created_namespace = True
         # Pods are only admitted once the namespace's default service account exists.
-        deadline = time.monotonic() + min(self.w["timeout"], 120)
+        deadline = time.monotonic() + min(self.workload["timeout"], 120)
         while time.monotonic() < deadline:
             try:
                 drain(self.core.read_namespaced_service_account("default", name, _preload_content=False))
@@ -149,12 +149,12 @@ class LoadTest:
                                     % (kind, name, namespace, error_text(exc))) from exc
 
     def create_nodes(self, pool):
-        names = [workloads.node_name(self.p["node_name_prefix"], i) for i in range(self.w["nodes"])]
+        names = [workloads.node_name(self.p["node_name_prefix"], i) for i in range(self.workload["nodes"])]
 
         def create(name):
             self.limiter.acquire()
             try:
-                drain(self.core.create_node(workloads.fake_node(name, self.target, self.w), _preload_content=False))
+                drain(self.core.create_node(workloads.fake_node(name, self.target, self.workload), _preload_content=False))
                 return name, None
             except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
                 return name, exc
@@ -192,7 +192,7 @@ class LoadTest:
         namespace = self.p["namespace"]
 
         def create(index):
-            objects = workloads.workload(index, self.target, self.w)
+            objects = workloads.workload(index, self.target, self.workload)
             try:
                 create_workload(self.apis, namespace, objects, self.limiter.acquire)
                 return None
@@ -205,7 +205,7 @@ class LoadTest:
             self.submit_scenario(pool)
             self.submit_end = time.monotonic()
             return
-        for error in pool.map(create, range(self.w["jobs"])):
+        for error in pool.map(create, range(self.workload["jobs"])):
             if error is None:
                 self.jobs_submitted += 1
             else:
@@ -217,7 +217,7 @@ class LoadTest:
     # -- a scenario's load -----------------------------------------------
     def create_scenario_objects(self, deadline):
         """The scenario's PriorityClasses and Volcano queues (sched_workloads.cluster_objects), before its jobs."""
-        capability = queue_quota(self.w["queue_quota"], self.w)
+        capability = queue_quota(self.workload["queue_quota"], self.workload)
         objects = workloads.cluster_objects(self.scenario, self.jobs, self.target, capability)
         try:
             self.cluster_created = scenario_objects.create(self.custom, objects, self.limiter.acquire)
@@ -234,7 +234,7 @@ class LoadTest:
 
         def create(job):
             try:
-                create_workload(self.apis, namespace, workloads.workload(job["index"], self.target, self.w, job),
+                create_workload(self.apis, namespace, workloads.workload(job["index"], self.target, self.workload, job),
                                 self.limiter.acquire)
                 return job, None
             except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
@@ -270,11 +270,11 @@ class LoadTest:
         self.progress.phase("wait", total=expected)
         while time.monotonic() < deadline:
             counts = self.watch.counts()
-            count = counts.bound if self.w["wait_for"] == "bound" else counts.completed
+            count = counts.bound if self.workload["wait_for"] == "bound" else counts.completed
             self.progress.update(count=count, pods_created=counts.created, pods_bound=counts.bound,
                                  pods_completed=counts.completed, pods_expected=expected,
-                                 wait_for=self.w["wait_for"])
-            if count >= expected and (self.w["wait_for"] != "bound" or self.watch.jobs_held(needs) == len(needs)):
+                                 wait_for=self.workload["wait_for"])
+            if count >= expected and (self.workload["wait_for"] != "bound" or self.watch.jobs_held(needs) == len(needs)):
                 return None
             if not self.watch.is_alive():
                 return "lost the watch on pods: %s" % (self.watch.error or "it stopped")
@@ -291,7 +291,7 @@ class LoadTest:
         counts = self.watch.counts()
         self.timed_out = True
         return ("timed out after %gs waiting for pods to be %s: %d created, %d bound, %d completed of %d"
-                % (self.w["timeout"], self.w["wait_for"], counts.created, counts.bound, counts.completed, expected))
+                % (self.workload["timeout"], self.workload["wait_for"], counts.created, counts.bound, counts.completed, expected))
 
     # -- results ---------------------------------------------------------
     def measure(self):
@@ -331,8 +331,8 @@ class LoadTest:
             "run_label": self.p["run_label"],
             "namespace": self.p["namespace"],
             # With a scenario, its jobs replace bench_jobs ... bench_pod_duration: they vary per job (jobs.csv).
-            "workload": dict(self.w, jobs=len(self.jobs), pods_per_job=None, pod_cpu=None, pod_memory=None,
-                             pod_duration=None) if self.scenario else self.w,
+            "workload": dict(self.workload, jobs=len(self.jobs), pods_per_job=None, pod_cpu=None, pod_memory=None,
+                             pod_duration=None) if self.scenario else self.workload,
             "pods_completed": done,
             "timing_source": source,
             "complete": complete,
@@ -345,16 +345,16 @@ class LoadTest:
         })
         if self.scenario:
             # The makespan bound assumes one size of job arriving at once: a scenario has its own measures.
-            summary.update(capacity=capacity.capacity(self.w, self.p["scheduler"]),
+            summary.update(capacity=capacity.capacity(self.workload, self.p["scheduler"]),
                            makespan_bound={"unit": None, "at_once": None, "waves": None, "seconds": None},
                            efficiency=None)
         else:
-            summary.update(capacity.capacity_summary(self.w, self.p["scheduler"], summary["makespan_s"]))
+            summary.update(capacity.capacity_summary(self.workload, self.p["scheduler"], summary["makespan_s"]))
         summary["share_of_host_ceiling"] = calibration.share_of_ceiling(summary["throughput_pods_per_s"],
                                                                          self.p.get("ceiling_pods_per_s"))
         summary["throughput_limited_by"] = metrics.limiting_stage(
             timeline, summary["makespan_s"], window, summary["makespan_bound"]["seconds"],
-            capacity.pods_made_by(self.p["scheduler"], self.w["pod_creation"]))
+            capacity.pods_made_by(self.p["scheduler"], self.workload["pod_creation"]))
         if self.p["scheduler_pid_files"]:
             summary["scheduler_cost"] = cost.cost(self.cost_start, cost.sample(self.p["scheduler_pid_files"]))
         summary["audit_log_bytes"] = metrics.files_size(metrics.audit_log_files(self.p["audit_log"])
@@ -367,7 +367,7 @@ class LoadTest:
             summary.update(scenario_records.scenario_summary(
                 self.scenario, jobs, pods, workloads.unsupported(
                     self.p["scheduler"], workloads.scenario_features(self.scenario, self.jobs)),
-                self.w["timeout"] if self.timed_out else None))
+                self.workload["timeout"] if self.timed_out else None))
             pod_fields, pod_rows = scenario_records.SCENARIO_POD_FIELDS, scenario_records.scenario_pod_rows(records, jobs)
             more = {"jobs.csv": _csv_text(scenario_records.JOB_FIELDS, scenario_records.job_rows(jobs, pods))}
             self.phases["analysis"] = round(time.monotonic() - analysis_start, 3)
@@ -408,13 +408,13 @@ class LoadTest:
 
     def run(self):
         self.started_at = metrics.format_time_us(int(time.time() * 1_000_000))
-        deadline = time.monotonic() + self.w["timeout"]
+        deadline = time.monotonic() + self.workload["timeout"]
         self.cost_start = cost.sample(self.p["scheduler_pid_files"])
         phase = time.monotonic()
         self.create_namespace()
         self.create_namespace_objects()
-        with ThreadPoolExecutor(max_workers=self.w["submit_concurrency"]) as pool:
-            self.progress.phase("nodes", total=self.w["nodes"])
+        with ThreadPoolExecutor(max_workers=self.workload["submit_concurrency"]) as pool:
+            self.progress.phase("nodes", total=self.workload["nodes"])
             self.create_nodes(pool)
             self.wait_nodes_ready(deadline)
             if self.scenario:
@@ -428,7 +428,7 @@ class LoadTest:
         if self.submit_errors:
             reason = "%d of %d jobs could not be created, first: %s" % (
                 len(self.submit_errors), self.jobs_total(), self.submit_errors[0])
-        wait_reason = self.wait_pods(time.monotonic() + self.w["timeout"])
+        wait_reason = self.wait_pods(time.monotonic() + self.workload["timeout"])
         self._phase("wait", phase)
         reason = reason or wait_reason
         # What a scheduler does with a scenario is its result: jobs still waiting at the timeout are a finding.

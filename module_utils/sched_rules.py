@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import re
 
+try:
+    from ansible.module_utils.sched_knobs import BOOLEANS, BY_NAME, KNOBS, names
+except ImportError:  # imported by the filter plugins, with module_utils on sys.path
+    from sched_knobs import BOOLEANS, BY_NAME, KNOBS, names
+
 SCHEDULERS = ("default", "kueue", "volcano", "yunikorn", "coscheduling")
-RUNTIMES = ("binary", "kind", "external")
-WAIT_FOR = ("bound", "completed")
+RUNTIMES = BY_NAME["runtime"].rule
+WAIT_FOR = BY_NAME["wait_for"].rule
 # bench_pod_creation: who creates a job's pods, its controller (kube-controller-manager's job controller, Volcano's
 # for vcjobs) or the load test itself, as the upstream scheduler benchmark does.
-JOB_CONTROLLER, DIRECT = "job-controller", "direct"
-POD_CREATIONS = (JOB_CONTROLLER, DIRECT)
+POD_CREATIONS = BY_NAME["pod_creation"].rule
+JOB_CONTROLLER, DIRECT = POD_CREATIONS
 # The schedulers that cannot take pods the load test creates itself, and why.
 NO_DIRECT_PODS = {
     "kueue": "Kueue admits only the kinds of workload it is configured to manage, and its plain-pod integration is "
@@ -61,55 +66,29 @@ QUANTITY = (str, "use a Kubernetes quantity greater than 0 such as 500m, 2, 200M
 QUEUE_QUOTA = (dict, "use seed, cluster, or {cpu: <quantity>, memory: <quantity>} such as {cpu: 500, memory: 500Gi}")
 FLAG = (bool, "use true or false")
 
-# A switch as YAML or the command line (-e name=false) gives it.
-BOOLEANS = {True: True, False: False, "true": True, "false": False, "yes": True, "no": False, "1": True, "0": False}
-
 # bench_queue_quota: the CPU and memory of the queues of Kueue, Volcano and YuniKorn.
 # seed: the published comparison's; cluster: the fake nodes' allocatable, what the default scheduler can use.
 SEED_QUEUE_QUOTA = {"cpu": "1000", "memory": "1000Gi"}
 QUEUE_QUOTA_NAMES = ("seed", "cluster")
 
-# Whole numbers where 0 switches the feature off.
-OPTIONAL_COUNTS = {
-    "scheduler_cpu_limit": "use whole CPUs, 0 (no limit) or more",
-    "scheduler_cpu_profile_seconds": "use whole seconds, 0 (no profile) or more",
-    "throttle": "use a whole number of hosts, 0 (no limit) or more",
-}
+# The kinds of rule by the name the knob table (module_utils/sched_knobs.py) gives them.
+KINDS = {"count": COUNT, "positive": POSITIVE, "seconds": SECONDS, "quantity": QUANTITY, "queue_quota": QUEUE_QUOTA,
+         "flag": FLAG}
+
+
+def _rule(knob):
+    if isinstance(knob.rule, tuple):
+        return knob.rule
+    if knob.rule == "optional_count":  # a whole number where 0 switches the feature off
+        return (int, knob.allowed)
+    return KINDS[knob.rule]
+
 
 # name (without bench_) -> rule; a tuple of strings is a choice.
-RULES = {
-    "runtime": RUNTIMES,
-    "repeats": COUNT,
-    "nodes": COUNT,
-    "node_cpu": QUANTITY,
-    "node_memory": QUANTITY,
-    "node_pods": COUNT,
-    "jobs": COUNT,
-    "pods_per_job": COUNT,
-    "pod_cpu": QUANTITY,
-    "pod_memory": QUANTITY,
-    "pod_duration": SECONDS,
-    "queue_quota": QUEUE_QUOTA,
-    "pod_creation": POD_CREATIONS,
-    "wait_for": WAIT_FOR,
-    "timeout": POSITIVE,
-    "submit_concurrency": COUNT,
-    "client_qps": POSITIVE,
-    "client_burst": COUNT,
-    "scheduler_api_qps": POSITIVE,
-    "scheduler_api_burst": COUNT,
-    "controller_manager_api_qps": POSITIVE,
-    "controller_manager_api_burst": COUNT,
-    "controller_manager_job_syncs": COUNT,
-    "calibrate": FLAG,
-    "scenario_scale": POSITIVE,
-}
-RULES.update({name: (int, allowed) for name, allowed in OPTIONAL_COUNTS.items()})
+RULES = {knob.name: _rule(knob) for knob in KNOBS if knob.name in names("ruled")}
 
 # The workload description: what the load test creates and how it loads the API server.
-WORKLOAD = ("nodes", "node_cpu", "node_memory", "node_pods", "jobs", "pods_per_job", "pod_cpu", "pod_memory",
-            "pod_duration", "pod_creation", "queue_quota", "wait_for", "timeout", "submit_concurrency", "client_qps",
-            "client_burst")
+WORKLOAD = names("workload")
 
 
 def boolean(value):

@@ -541,3 +541,11 @@ def expand(scenario):
         "pod_memory_bytes": size_bytes(row["pod_memory"]), "pod_duration": row["pod_duration"],
         "arrival_s": round(at_us / US, 6),
     } for index, (at_us, position, _, group, row) in enumerate(entries)]
+
+
+def workload_size(workload, scenario=None):
+    """(fake nodes, pods) a run creates: the burst's jobs x pods per job, or the sum over a scenario's expanded
+    jobs (``workload`` then holds the scenario's cluster, as the bench role merges it)."""
+    pods = (sum(job["pods_per_job"] for job in expand(scenario)) if scenario
+            else int(workload["jobs"]) * int(workload["pods_per_job"]))
+    return int(workload["nodes"]), pods

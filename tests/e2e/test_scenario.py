@@ -15,7 +15,7 @@ from test_security import listening_sockets
 
 # Not coscheduling: kube-scheduler's preemption takes pods of a running gang for the high-priority job, and the gang's
 # replacements then wait for a whole group that never forms again (measured: 180 s, docs/scenarios.md). The shipped
-# gang and priority scenarios run it at full size (README, "Scenarios").
+# gang and priority scenarios run it at full size (docs/measurements.md, "Scenarios").
 SCHEDULERS = ["default", "volcano"]
 # 2 nodes of 4 CPU: tenant a's 4 jobs of 2 pods and tenant b's 2 gangs of 4 pods ask for 16 CPU at once, twice the
 # cluster; 2 s later a job of priority 1000 arrives for tenant a.

@@ -306,3 +306,13 @@ def test_a_good_gate_with_compare_to_passes(tmp_path):
     assert problems(bench_gate=gate, bench_report_compare_to="r1", bench_results_dir=str(tmp_path)) == []
     # As the command line gives it (-e bench_gate='{...}'): JSON text.
     assert problems(bench_gate='{"default": {"latency_p99_ms": "<= 0.001"}}') == []
+
+
+def test_host_workload_counts_a_burst_and_an_expanded_scenario_and_names_their_knobs():
+    burst = {"nodes": 100, "jobs": 1000, "pods_per_job": 3}
+    assert bench_checks.host_workload(burst) == {
+        "nodes": 100, "pods": 3000, "knobs": "bench_jobs, bench_pods_per_job or bench_nodes"}
+    gang = bench_checks.scenario_of("gang", 2)
+    size = bench_checks.host_workload(dict(burst, **gang["cluster"]), gang)
+    # scenarios/gang.yml: 12 jobs of 8 pods, 8 of 12 and 4 of 16 (256 pods) on 16 nodes, twice over.
+    assert size == {"nodes": 32, "pods": 512, "knobs": "bench_scenario_scale (bench_scenario=gang)"}

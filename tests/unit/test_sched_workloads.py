@@ -77,11 +77,20 @@ def test_the_play_and_the_module_share_the_rules():
 
 @pytest.mark.parametrize("module_name", ["sched_loadtest", "bench_calibrate"])
 def test_module_documents_every_workload_field_with_its_type(module_name):
+    """The modules take their ``workload`` docs from the fragment, which the knob table writes."""
     import importlib
+    import os
+    import sys
 
     import yaml
     module = importlib.import_module(module_name)
-    documented = yaml.safe_load(module.DOCUMENTATION)["options"]["workload"]["suboptions"]
+    assert yaml.safe_load(module.DOCUMENTATION)["extends_documentation_fragment"] == ["bench_workload"]
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "doc_fragments"))
+    try:
+        fragment = importlib.import_module("bench_workload").ModuleDocFragment
+    finally:
+        sys.path.pop(0)
+    documented = yaml.safe_load(fragment.DOCUMENTATION)["options"]["workload"]["suboptions"]
     assert list(documented) == list(rules.WORKLOAD)
     assert {name: spec["type"] for name, spec in documented.items()} == {
         name: spec["type"] for name, spec in rules.workload_options().items()}

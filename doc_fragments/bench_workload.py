@@ -1,0 +1,31 @@
+# -*- coding: utf-8 -*-
+"""The ``workload`` option of the load-test modules, from the knob table (module_utils/sched_knobs.py)."""
+from __future__ import annotations
+
+import os
+import sys
+
+import yaml
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
+
+from sched_knobs import BY_NAME, names  # noqa: E402 - module_utils is not a package here
+
+
+def _documentation():
+    suboptions = {name: {"description": BY_NAME[name].text, "type": BY_NAME[name].type, "required": True}
+                  for name in names("workload")}
+    return yaml.safe_dump({"options": {"workload": {
+        "description": [
+            "The workload description the bench role builds from the C(bench_*) variables, each sub-option named as "
+            "its variable without C(bench_); recorded whole in summary.json. Its meanings, defaults and rules are "
+            "the knob table's (module_utils/sched_knobs.py), checked here as the play checks them.",
+        ],
+        "type": "dict",
+        "required": True,
+        "suboptions": suboptions,
+    }}}, sort_keys=False)
+
+
+class ModuleDocFragment:
+    DOCUMENTATION = _documentation()
