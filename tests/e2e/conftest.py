@@ -5,12 +5,15 @@ import json
 import os
 import sys
 import uuid
+from collections import namedtuple
 
 import ansible_runner
 import pytest
 from infra.go_mirror import mirror_vars  # noqa: F401 - the Go module mirror's golang_* variables, for the tests
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# A kept run: its cluster directory (kubeconfigs, logs) and the ansible-runner result.
+Kept = namedtuple("Kept", "cluster runner")
 
 
 def runner_env():
@@ -141,16 +144,23 @@ def new_bench_vars(tmp_path):
 
 
 @contextlib.contextmanager
-def kept_run(tmp_path, bench_vars, label, **extra):
-    """A finished small run whose cluster is left running (yields the cluster directory); torn down afterwards,
-    leaving no process."""
+def kept_run(tmp_path, bench_vars, label, failing=(), **extra):
+    """A finished small run whose cluster is left running (yields the cluster directory and the runner); torn down
+    afterwards, leaving no process. ``failing``: the schedulers that must fail (the run then exits non-zero)."""
     extravars = dict(bench_vars, bench_nodes=5, bench_jobs=5, bench_pods_per_job=1, bench_pod_duration=1,
                      bench_timeout=180, bench_keep_cluster=True)
     extravars.update(extra)
     runner = run_playbook(tmp_path, "bench.yml", extravars, label=label)
     try:
-        assert runner.rc == 0, failure_text(runner)
-        yield os.path.join(bench_vars["bench_workspace"], "clusters", "bench")
+        if failing:
+            assert runner.rc != 0
+            failed = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost",
+                                  "failed.json")
+            with open(failed, encoding="utf-8") as handle:
+                assert sorted(json.load(handle).get("schedulers") or {}) == sorted(failing), failure_text(runner)
+        else:
+            assert runner.rc == 0, failure_text(runner)
+        yield Kept(os.path.join(bench_vars["bench_workspace"], "clusters", "bench"), runner)
     finally:
         down = dict(bench_vars)
         down.pop("bench_run_id")

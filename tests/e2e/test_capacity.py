@@ -10,8 +10,8 @@ from kubernetes import client, config
 def test_cluster_quota_gives_kueue_the_whole_cluster_and_the_summary_its_bound(tmp_path, bench_vars):
     # 5 nodes of 2 CPU: 10 CPUs. 8 jobs of 2 one-CPU pods: Kueue admits 5 whole jobs at once, so 2 waves of 5 s.
     with kept_run(tmp_path, bench_vars, "quota", bench_schedulers=["kueue"], bench_queue_quota="cluster",
-                  bench_node_cpu="2", bench_jobs=8, bench_pods_per_job=2, bench_pod_duration=5) as cluster:
-        api = client.CustomObjectsApi(config.new_client_from_config(os.path.join(cluster, "admin.kubeconfig")))
+                  bench_node_cpu="2", bench_jobs=8, bench_pods_per_job=2, bench_pod_duration=5) as kept:
+        api = client.CustomObjectsApi(config.new_client_from_config(os.path.join(kept.cluster, "admin.kubeconfig")))
         queue = api.get_cluster_custom_object("kueue.x-k8s.io", "v1beta1", "clusterqueues", "cluster-queue")
         quotas = {resource["name"]: resource["nominalQuota"]
                   for group in queue["spec"]["resourceGroups"] for flavor in group["flavors"]

@@ -1,16 +1,20 @@
 """bench_pod_creation=direct (issue 14): the load test creates each job's pods itself, for the default scheduler
 and Volcano, and they are timed and recorded as the pods of Jobs are. The audit log shows that no Job was made
 and no pod had an owner, and Volcano's controller made no PodGroup of its own; the kept cluster shows the pods
-as they ended."""
+as they ended.
+
+The same run has a YuniKorn between them that exits at start (a bad entry in yunikorn-configs): that scheduler
+fails alone, with the tail of its log, and the schedulers before and after it keep their results."""
 import csv
 import os
 from collections import Counter
 
-from conftest import audit_events, kept_run, mirror_vars, scheduler_results
+from conftest import audit_events, failure_text, kept_run, mirror_vars, scheduler_results
 from kubernetes import client, config
 
 NODES, JOBS, PODS_PER_JOB = 10, 20, 3
 SCHEDULERS = ["default", "volcano"]
+BROKEN = "yunikorn"
 NAMESPACE = "sched-bench"
 
 
@@ -28,10 +32,16 @@ def creations(audit_gz):
 
 def test_direct_pods_are_bound_timed_and_recorded_without_a_job(tmp_path, bench_vars):
     # Pods run 2 s and the run waits until they completed: kwok finishes pods without a Job owner too.
-    with kept_run(tmp_path, bench_vars, "direct", bench_schedulers=SCHEDULERS, bench_pod_creation="direct",
-                  bench_nodes=NODES, bench_jobs=JOBS, bench_pods_per_job=PODS_PER_JOB, bench_pod_duration=2,
-                  bench_wait_for="completed", bench_fetch_audit_log=True, **mirror_vars()) as cluster:
-        api = config.new_client_from_config(os.path.join(cluster, "admin.kubeconfig"))
+    # The last scheduler's cluster is kept: Volcano's.
+    with kept_run(tmp_path, bench_vars, "direct", failing=[BROKEN], bench_schedulers=["default", BROKEN, "volcano"],
+                  bench_pod_creation="direct", bench_nodes=NODES, bench_jobs=JOBS, bench_pods_per_job=PODS_PER_JOB,
+                  bench_pod_duration=2, bench_wait_for="completed", bench_fetch_audit_log=True,
+                  scheduler_yunikorn_configs={"kubernetes.qps": "lots"}, **mirror_vars()) as kept:
+        text = failure_text(kept.runner)
+        assert "yunikorn-scheduler exited with code" in text, text
+        # The tail of its log, in the task's message, says why.
+        assert "lots" in text.split("yunikorn-scheduler exited with code", 1)[1], text
+        api = config.new_client_from_config(os.path.join(kept.cluster, "admin.kubeconfig"))
         pods = client.CoreV1Api(api).list_namespaced_pod(NAMESPACE).items
         groups = client.CustomObjectsApi(api).list_namespaced_custom_object(
             "scheduling.volcano.sh", "v1beta1", NAMESPACE, "podgroups")["items"]

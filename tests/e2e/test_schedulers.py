@@ -198,18 +198,3 @@ def test_no_process_of_the_run_is_left(run):
     left = processes_mentioning(str(run.workspace))
     assert not left, "processes of the run still running: %s" % (left,)
     assert not (run.workspace / "clusters").exists() or not any((run.workspace / "clusters").iterdir())
-
-
-def test_a_yunikorn_that_exits_at_start_fails_alone(tmp_path):
-    """A bad entry in yunikorn-configs makes yunikorn-scheduler exit at start: that scheduler fails with the tail
-    of its log, the scheduler before it keeps its results, and nothing is left running."""
-    broken = bench(tmp_path, "e2e-yunikorn-broken", ["default", "yunikorn"],
-                   scheduler_yunikorn_configs={"kubernetes.qps": "lots"})
-    assert broken.returncode != 0
-    reason = broken.failures().get("yunikorn", "")
-    assert "yunikorn-scheduler exited with code" in reason, broken.failures() or broken.output[-3000:]
-    # The tail of its log, in the task's message, says why.
-    assert "lots" in broken.output.split("yunikorn-scheduler exited with code", 1)[1], broken.output[-3000:]
-    summary = json.loads((broken.result_dir("default") / "summary.json").read_text())
-    assert summary["complete"] is True and summary["pods_bound"] == JOBS * PODS_PER_JOB
-    assert processes_mentioning(str(broken.workspace)) == []

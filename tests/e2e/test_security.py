@@ -94,9 +94,9 @@ def module_bench_vars(tmp_path_factory):
 @pytest.fixture(scope="module")
 def kept_cluster(tmp_path_factory, module_bench_vars):
     """The default scheduler's kept cluster, one for the module's tests: its directory and its ports."""
-    with kept_run(tmp_path_factory.mktemp("kept-run"), module_bench_vars, "kept") as cluster:
-        with open(os.path.join(cluster, "state.json"), encoding="utf-8") as handle:
-            yield cluster, json.load(handle)["ports"]
+    with kept_run(tmp_path_factory.mktemp("kept-run"), module_bench_vars, "kept") as kept:
+        with open(os.path.join(kept.cluster, "state.json"), encoding="utf-8") as handle:
+            yield kept.cluster, json.load(handle)["ports"]
 
 
 def test_etcd_and_the_api_server_refuse_clients_without_a_certificate(kept_cluster):
