@@ -58,6 +58,9 @@ def update(role_dir):
     if os.path.exists(readme):
         with open(readme, encoding="utf-8") as handle:
             text = handle.read()
+        if "<!-- knobs:start -->" in text:
+            print("%s: its table comes from the knob table (make knobs), not from defaults/main.yml" % readme)
+            return
         if START in text and END in text:
             text = text[:text.index(START)] + generated + text[text.index(END) + len(END):]
         else:
