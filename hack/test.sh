@@ -4,8 +4,8 @@
 #   - tests/unit, tests/lint, the e2e files in SIDE_E2E and tests/molecule: systemd containers
 #     under Docker, mostly waiting on apt and container starts, in lanes that start as soon as this
 #     session has collected its tests (pytest_collection_finish in tests/conftest.py) and run beside the rest of it.
-# They share no port, workspace or container: each e2e run has its own workspace and ports, and
-# molecule's hosts are containers.
+# They share no port, workspace or container: each e2e run has its own workspace, and ports from its
+# session's own blocks (SCHED_BENCH_E2E_PORT_BLOCKS), and molecule's hosts are containers.
 # One session's output is printed as it runs, the other's when it ends; the exit code is
 # non-zero when either fails (pytest's 5, "no tests collected", included). Arguments go to
 # both sessions (e.g. --durations=30).
@@ -25,7 +25,8 @@ started=$SECONDS
 
 # shellcheck disable=SC2086 # SIDE_E2E is a list of paths
 (
-  PYTEST_DEBUG_TEMPROOT=$side_tmp "$python" -m pytest tests/unit tests/lint $SIDE_E2E tests/molecule \
+  PYTEST_DEBUG_TEMPROOT=$side_tmp SCHED_BENCH_E2E_PORT_BLOCKS=25500-29999 \
+    "$python" -m pytest tests/unit tests/lint $SIDE_E2E tests/molecule \
     -p no:cacheprovider "$@" >"$side_log" 2>&1
   rc=$?
   echo "== make test: the other session took $((SECONDS - started)) s ==" >>"$side_log"
@@ -40,7 +41,7 @@ ignored=(--ignore=tests/e2e/test_kind.py)
 for path in $SIDE_E2E; do
   ignored+=("--ignore=$path")
 done
-"$python" -m pytest tests/e2e "${ignored[@]}" "$@"
+SCHED_BENCH_E2E_PORT_BLOCKS=21000-25499 "$python" -m pytest tests/e2e "${ignored[@]}" "$@"
 e2e_rc=$?
 e2e_s=$((SECONDS - started))
 

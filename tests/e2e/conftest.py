@@ -130,8 +130,11 @@ def bench_vars(tmp_path):
 def new_bench_vars(tmp_path):
     """bench_vars for a run under ``tmp_path`` (module-scoped fixtures call it with their own directory)."""
     # Below the kernel's ephemeral range (32768 and up): a client's outgoing connection
-    # could otherwise take a port between the free-port check and the listener's start.
-    port = 21000 + (uuid.uuid4().int % 90) * 100
+    # could otherwise take a port between the free-port check and the listener's start. Each pytest session of
+    # `make test` has its own blocks (SCHED_BENCH_E2E_PORT_BLOCKS, hack/test.sh): a test of the other session could
+    # otherwise bind a port of the same block between this run's free-port check and its listener's start.
+    first, last = (int(port) for port in os.environ.get("SCHED_BENCH_E2E_PORT_BLOCKS", "21000-29999").split("-"))
+    port = first + (uuid.uuid4().int % ((last + 1 - first) // 100)) * 100
     return {
         "bench_run_id": "e2e-" + uuid.uuid4().hex[:8],
         "bench_results_dir": str(tmp_path / "results"),

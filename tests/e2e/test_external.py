@@ -49,7 +49,8 @@ def test_a_cluster_started_twice_is_benchmarked_as_external_and_left_as_it_was(t
         before = cluster_objects(kubeconfig)
 
         other = str(tmp_path / "ws-external")
-        port = bench_vars["bench_port_range_end"] + 1
+        # The upper half of the test's own block: the cluster's listeners hold ports of the lower half.
+        port = bench_vars["bench_port_range_start"] + 50
         external = dict(bench_vars, bench_runtime="external", bench_external_kubeconfig=kubeconfig,
                         bench_external_audit_log=os.path.join(cluster_dir, "audit", "audit.log"),
                         bench_run_id="Ext-" + uuid.uuid4().hex[:6], bench_workspace=other,
