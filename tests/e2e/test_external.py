@@ -1,9 +1,9 @@
 """bench_runtime external: benchmark a cluster the toolkit did not create.
 
-The "existing" cluster is a binary-runtime cluster started by playbooks/cluster.yml, twice (the second start
-changes nothing), without its kwok. The external run brings kwok as a process beside it, creates only its own
-namespace and fake nodes, and removes them afterwards; the cluster itself keeps running, untouched, until
-cluster.yml stops it (twice: the second stop changes nothing).
+The "existing" cluster is a binary-runtime cluster from an earlier run kept
+running (bench_keep_cluster), without its kwok. The external run brings kwok as
+a process beside it, creates only its own namespace and fake nodes, and removes
+them afterwards; the cluster itself keeps running, untouched.
 """
 import json
 import os
@@ -24,24 +24,13 @@ def cluster_objects(kubeconfig):
     return namespaces, nodes
 
 
-def changed(runner):
-    return (runner.stats or {}).get("changed", {}).get("localhost", 0)
-
-
-def test_a_cluster_started_twice_is_benchmarked_as_external_and_left_as_it_was(tmp_path, bench_vars):
-    cluster = dict(bench_vars, bench_cluster_state="present")
-    first = run_playbook(tmp_path, "playbooks/cluster.yml", cluster, label="first")
+def test_external_cluster_is_benchmarked_and_left_as_it_was(tmp_path, bench_vars):
+    existing = dict(bench_vars, bench_nodes=2, bench_jobs=2, bench_pods_per_job=1, bench_keep_cluster=True)
+    first = run_playbook(tmp_path, "bench.yml", existing, label="existing")
     assert first.rc == 0, failure_text(first)
     cluster_dir = os.path.join(bench_vars["bench_workspace"], "clusters", "bench")
     try:
-        assert changed(first) > 0
-        second = run_playbook(tmp_path, "playbooks/cluster.yml", cluster, label="second")
-        assert second.rc == 0, failure_text(second)
-        assert changed(second) == 0, [
-            e["event_data"]["task"] for e in second.events
-            if e.get("event") == "runner_on_ok" and e["event_data"].get("res", {}).get("changed")]
-
-        # An existing cluster has no kwok of ours: stop the one cluster.yml started.
+        # An existing cluster has no kwok of ours: stop the one the first run started.
         with open(os.path.join(cluster_dir, "run", "kwok.pid"), encoding="ascii") as handle:
             os.kill(int(handle.read()), signal.SIGTERM)
         os.unlink(os.path.join(cluster_dir, "run", "kwok.pid"))
@@ -49,7 +38,7 @@ def test_a_cluster_started_twice_is_benchmarked_as_external_and_left_as_it_was(t
         before = cluster_objects(kubeconfig)
 
         other = str(tmp_path / "ws-external")
-        # The upper half of the test's own block: the cluster's listeners hold ports of the lower half.
+        # The upper half of the test's own block: the existing cluster's listeners hold ports of the lower half.
         port = bench_vars["bench_port_range_start"] + 50
         external = dict(bench_vars, bench_runtime="external", bench_external_kubeconfig=kubeconfig,
                         bench_external_audit_log=os.path.join(cluster_dir, "audit", "audit.log"),
@@ -71,11 +60,7 @@ def test_a_cluster_started_twice_is_benchmarked_as_external_and_left_as_it_was(t
         assert processes_mentioning(other) == []
         assert processes_mentioning(cluster_dir)
     finally:
-        down = run_playbook(tmp_path, "playbooks/cluster.yml", dict(bench_vars, bench_cluster_state="absent"),
-                            label="down")
-    assert down.rc == 0, failure_text(down)
+        down = run_playbook(tmp_path, "playbooks/teardown.yml", bench_vars, label="down")
+        assert down.rc == 0, failure_text(down)
     time.sleep(0.5)
     assert processes_mentioning(bench_vars["bench_workspace"]) == []
-    again = run_playbook(tmp_path, "playbooks/cluster.yml", dict(bench_vars, bench_cluster_state="absent"),
-                         label="down-again")
-    assert again.rc == 0 and changed(again) == 0, failure_text(again)
