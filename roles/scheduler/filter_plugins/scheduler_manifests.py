@@ -19,6 +19,7 @@ import copy
 import importlib.util
 import os
 import re
+import sys
 from urllib.parse import urlsplit
 
 import yaml
@@ -107,8 +108,12 @@ def established_crds(resources):
 # --- The kind runtime: upstream release manifests, adapted and checked -------------------------------------
 
 def _project_module(subdir, name):
-    """A pure module of this project (filter_plugins/ or module_utils/), shared rather than copied."""
-    path = os.path.join(_PROJECT, subdir, name + ".py")
+    """A pure module of this project (filter_plugins/ or module_utils/), shared rather than copied; its directory
+    goes on sys.path for the project modules it imports in turn (sched_rules imports sched_knobs)."""
+    directory = os.path.join(_PROJECT, subdir)
+    if directory not in sys.path:
+        sys.path.append(directory)
+    path = os.path.join(directory, name + ".py")
     spec = importlib.util.spec_from_file_location("_scheduler_manifests_" + name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
