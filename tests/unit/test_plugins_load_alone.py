@@ -1,5 +1,6 @@
-"""Every filter, action and callback plugin and doc fragment loads as Ansible loads it: by its file, in a process whose sys.path has none of the
-project's directories (the unit tests' own sys.path has them all, and would hide a missing import path)."""
+"""Every filter, action and callback plugin and doc fragment loads as Ansible loads it: by its file, in a process
+whose sys.path has none of the project's directories (the unit tests' own sys.path has them all, and would hide a
+missing import path)."""
 import glob
 import os
 import subprocess
