@@ -98,8 +98,7 @@ def argument_specs_file(knobs):
 def _default_shown(knob):
     if knob.shown:
         return knob.shown
-    return "`%s`" % _yaml_value(knob.default).replace("|", "\\|") if knob.default not in ("", [], {}) else (
-        "empty" if knob.default == "" else "`%s`" % _yaml_value(knob.default))
+    return "empty" if knob.default == "" else "`%s`" % _yaml_value(knob.default).replace("|", "\\|")
 
 
 def _meaning(knob, docs):
