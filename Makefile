@@ -64,21 +64,20 @@ kind-images: setup docker
 	tests/infra/kind-docker.sh
 	tests/infra/kind-images.sh $(KIND_IMAGES_VERSION)
 
-## scheduler-images: test machines only: the images of Kueue's and Volcano's releases built from source with
-## the names their release manifests give them, and the local registry's image (cached by tag); Volcano's
-## admission image holds the kubectl of kind-images
+## scheduler-images: test machines only: the images of the releases test-kind deploys, built from source with
+## the names their release manifests give them (tests/infra/scheduler-images.sh), and the local registry's image
+## (cached by tag)
 scheduler-images: setup docker kind-images
-	tests/infra/scheduler-images.sh kueue
-	tests/infra/scheduler-images.sh volcano
+	tests/infra/scheduler-images.sh
 	hack/registry-image.sh
 
-## test-kind: test machines only: bench.yml on the kind runtime (default scheduler, Kueue, Volcano) after building
+## test-kind: test machines only: bench.yml on the kind runtime (the schedulers of scheduler-images) after building
 ## its images (cached); `make test` and `make test-e2e` leave tests/e2e/test_kind.py out
 test-kind: kind-images scheduler-images
 	$(VENV)/bin/python -m pytest tests/e2e/test_kind.py $(PYTEST_ARGS)
 
 ## bench-kind: test machines only: the seed's workload (the default burst) on the kind runtime for the default
-## scheduler, Kueue and Volcano, with the images of test-kind (results/ and a report, as `make bench`)
+## scheduler and those of scheduler-images, with the images of test-kind (results/ and a report, as `make bench`)
 bench-kind: kind-images scheduler-images
 	$(VENV)/bin/python tests/infra/bench_kind.py $(ARGS)
 

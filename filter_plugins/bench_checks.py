@@ -20,6 +20,7 @@ import yaml
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import schedulers as descriptors  # noqa: E402 - module_utils is not a package here
 from sched_gate import parse_gate  # noqa: E402 - module_utils is not a package here
 from sched_knobs import names, typed  # noqa: E402 - module_utils is not a package here
 from sched_report_run import find_run  # noqa: E402 - module_utils is not a package here
@@ -264,19 +265,22 @@ def module_patterns_problem(value, name="golang_gonosumdb"):
     for entry in str(value or "").split(","):
         if value and not MODULE_PATTERN.match(entry):
             return ("%s=%s is not allowed: use module path patterns separated by ',', such as "
-                    "github.com/apache/yunikorn-*,volcano.sh/volcano" % (name, value))
+                    "example.org/team/*,example.com/tools" % (name, value))
     return ""
 
 
 @functools.lru_cache(maxsize=None)
 def _knobs(roles_dir):
-    """The options of every role's argument spec, and the roles' prefixes (bench_, golang_, ...); read once."""
+    """The options of every role's argument spec and the schedulers' own knobs (their descriptors' knobs), and the
+    roles' prefixes (bench_, golang_, ...); read once."""
     known = set()
     for path in glob.glob(os.path.join(roles_dir, "*", "meta", "argument_specs.yml")):
         with open(path, encoding="utf-8") as handle:
             specs = (yaml.safe_load(handle) or {}).get("argument_specs") or {}
         for entry_point in specs.values():
             known.update((entry_point or {}).get("options") or {})
+    for descriptor in descriptors.DESCRIPTORS.values():
+        known.update(descriptor.get("knobs") or {})
     prefixes = tuple(name + "_" for name in os.listdir(roles_dir) if os.path.isdir(os.path.join(roles_dir, name)))
     return frozenset(known), prefixes
 

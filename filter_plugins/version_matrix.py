@@ -11,9 +11,14 @@ a forced kind that the kernel cannot run is refused with the reason.
 """
 from __future__ import annotations
 
+import os
 import re
+import sys
 
 from ansible.errors import AnsibleFilterError
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
+import schedulers as descriptors  # noqa: E402 - module_utils is not a package here
 
 # Linux gained cgroup namespaces in 4.6.
 CGROUPNS_MIN_KERNEL = (4, 6)
@@ -28,19 +33,15 @@ VERSION_SETS = {
         "etcd": "v3.5.16",
         "kwok": "v0.6.1",
         "go": "1.24.13",
-        # The batch schedulers, built from their Go modules on the binary runtime.
-        # Volcano v1.11.0, YuniKorn and scheduler-plugins (coscheduling) are refused by
-        # some module proxies: give a mirror first in golang_goproxy (docs/runtimes-and-schedulers.md, "Mirrors").
-        "kueue": "v0.10.1",
-        "volcano": "v1.11.0",
-        "yunikorn": "v1.6.1",
-        # scheduler-plugins v0.32.x pairs with Kubernetes v1.32.
-        "coscheduling": "v0.32.7",
-        # Renders YuniKorn's and coscheduling's charts on the kind runtime.
+        # Renders the Helm charts of the schedulers that ship one, on the kind runtime.
         "helm": "v3.16.4",
         "cgroupns_private": True,
     },
 }
+# The batch schedulers' pins are in their descriptors (module_utils/schedulers/), the same in every set.
+SCHEDULER_PINS = {name: descriptor["version"] for name, descriptor in descriptors.DESCRIPTORS.items()
+                  if descriptor["version"]}
+VERSION_SETS["modern"].update(SCHEDULER_PINS)
 # Old kernels (CentOS 7's 3.10) differ only in kind, its node image and the Go that builds that kind.
 VERSION_SETS["legacy-kernel"] = dict(VERSION_SETS["modern"], kind="v0.19.0", node_image="kindest/node:v1.27.1",
                                      go="1.23.10", cgroupns_private=False)
@@ -73,13 +74,10 @@ PIN_PATTERNS = {
     "etcd": re.compile(r"^v\d+\.\d+\.\d+$"),
     "kwok": re.compile(r"^v\d+\.\d+\.\d+$"),
     "go": re.compile(r"^\d+\.\d+(\.\d+)?$"),
-    "kueue": re.compile(r"^v\d+\.\d+\.\d+$"),
-    "volcano": re.compile(r"^v\d+\.\d+\.\d+$"),
-    "yunikorn": re.compile(r"^v\d+\.\d+\.\d+$"),
-    "coscheduling": re.compile(r"^v\d+\.\d+\.\d+$"),
     "helm": re.compile(r"^v3\.\d+\.\d+$"),
     "node_image": re.compile(r"^[a-z0-9./_-]+(:[A-Za-z0-9._-]+)?(@sha256:[a-f0-9]{64})?$"),
 }
+PIN_PATTERNS.update({name: re.compile(r"^v\d+\.\d+\.\d+$") for name in SCHEDULER_PINS})
 
 
 # The CPython installed on hosts without a Python >= PYTHON_MIN_VERSION (CentOS 7 has 2.7

@@ -108,9 +108,9 @@ summary:
     run_id: "20261129T211301Z"
     hosts: 3
     failed_hosts: [lab-centos7]
-    schedulers: [default, kueue]
+    schedulers: [default]
     max_repeats: 3
-    not_complete: [lab-centos7/default, lab-centos7/kueue]
+    not_complete: [lab-centos7/default]
     compared_to: null
     statistics: {interval: percentile bootstrap of the median over the repeats, confidence: 0.95, min_repeats: 3,
                  resamples: 2000, seed: 14, test: "Mann-Whitney U, two-sided", alpha: 0.05}

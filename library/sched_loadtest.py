@@ -27,12 +27,10 @@ options:
     type: str
   scheduler:
     description:
-      - The scheduler under test; selects the workload kind.
-      - C(default) plain Jobs, C(kueue) suspended Jobs in a local queue, C(volcano) vcjobs with minAvailable,
-        C(yunikorn) Jobs with application and queue labels, C(coscheduling) a PodGroup (minMember = pods per job)
-        and a Job whose pods name it. With O(workload.pod_creation=direct), the pods of those jobs instead.
+      - The scheduler under test, one with a descriptor in C(module_utils/schedulers/); selects the workload kind,
+        its own (C(sched_workloads.workload); docs/runtimes-and-schedulers.md lists each). With
+        O(workload.pod_creation=direct), the pods of those jobs instead.
     type: str
-    choices: [default, kueue, volcano, yunikorn, coscheduling]
     default: default
   namespace:
     description: Namespace for the jobs. It must not exist yet; it is created and, with O(cleanup), deleted.
@@ -52,7 +50,7 @@ options:
         C(bench_scenario) at C(bench_scenario_scale), loaded on the controller); omitted for the burst of O(workload).
       - Its C(cluster) gives the fake nodes (over O(workload)'s), its jobs (C(sched_scenarios.expand)) replace
         O(workload)'s jobs and pods, each submitted at its arrival offset (open loop) in the scheduler's native form
-        (C(sched_workloads.workload)); the scenario's PriorityClasses and Volcano queues are created before the jobs
+        (C(sched_workloads.workload)); the scenario's cluster objects (PriorityClasses, queues) are created before the jobs
         and deleted in the clean-up. Adds C(jobs.csv) and, in the summary, C(scenario), C(scenario_scale),
         C(scenario_metrics), C(unsupported) and C(findings).
       - A scenario whose jobs are not all bound when O(workload.timeout) runs out is measured as it stands; the
@@ -72,7 +70,7 @@ options:
     default: true
   namespace_objects:
     description:
-      - Objects of API groups (such as a Kueue LocalQueue) to create in O(namespace) right after it is created,
+      - Objects of API groups (such as a queue of the scheduler) to create in O(namespace) right after it is created,
         before the fake nodes and the jobs; their namespace is set to O(namespace).
     type: list
     elements: dict

@@ -1,11 +1,11 @@
 # -*- coding: utf-8 -*-
 """What each scheduler may use of the fake cluster, and the shortest makespan that capacity allows.
 
-A scheduler with queues (Kueue, Volcano, YuniKorn) may use its queue quota
-(bench_queue_quota) of the cluster; the others the whole cluster. Kueue admits
-whole Jobs and Volcano and coscheduling place whole gangs, so their capacity
-counts in jobs; the default scheduler and YuniKorn (no gangs in this workload)
-place pods one by one.
+A scheduler with queues may use its queue quota (bench_queue_quota) of the
+cluster; the others the whole cluster. One that starts a job's pods together
+(admitting whole jobs or placing whole gangs) has its capacity counted in jobs;
+the others place pods one by one. Which is which, each scheduler's descriptor
+says (module_utils/schedulers/).
 
 The bound assumes every job arrives at once and scheduling takes no time:
 with ``c`` jobs (or pods) running at once, ``n`` of them finish in
@@ -17,23 +17,23 @@ bound is 0 and the efficiency (bound / makespan) is not defined. No I/O here.
 from __future__ import annotations
 
 try:
+    from ansible.module_utils import schedulers as descriptors
     from ansible.module_utils.sched_rules import DIRECT, format_memory, millicores, queue_quota, size_bytes
 except ImportError:  # imported from the project's own tools and tests, outside Ansible
+    import schedulers as descriptors
     from sched_rules import DIRECT, format_memory, millicores, queue_quota, size_bytes
 
-# Schedulers whose queue bench_queue_quota caps (roles/scheduler: kueue-objects, volcano-init, yunikorn-configs).
-QUEUE_SCHEDULERS = ("kueue", "volcano", "yunikorn")
-# Schedulers that start a job's pods together: Kueue admits whole Jobs, Volcano and coscheduling place gangs.
-WHOLE_JOB_SCHEDULERS = ("kueue", "volcano", "coscheduling")
-# Schedulers whose jobs get pods only once admitted: Kueue unsuspends the Job, Volcano's controller creates the
-# pods of an enqueued PodGroup.
-ADMITTING_SCHEDULERS = ("kueue", "volcano")
+# Schedulers whose queues bench_queue_quota caps, that start a job's pods together, and whose jobs get pods only
+# once admitted: their descriptors' queue_quota, whole_job and admission.
+QUEUE_SCHEDULERS = descriptors.with_key("queue_quota")
+WHOLE_JOB_SCHEDULERS = descriptors.with_key("whole_job")
+ADMITTING_SCHEDULERS = descriptors.with_key("admission")
 
 
 def pods_made_by(scheduler, pod_creation):
     """What makes a job's pods appear (a key of sched_metrics.POD_MAKERS): the load test with bench_pod_creation
-    direct (Volcano then admits pods that already exist), else the admission of an admitting scheduler, else the
-    job controller."""
+    direct (an admitting scheduler then admits pods that already exist), else the admission of an admitting
+    scheduler, else the job controller."""
     if pod_creation == DIRECT:
         return "load test"
     return "admission" if scheduler in ADMITTING_SCHEDULERS else "job controller"

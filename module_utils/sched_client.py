@@ -13,7 +13,7 @@ import time
 from collections import namedtuple
 
 from ansible.module_utils.sched_metrics import job_of
-from ansible.module_utils.sched_workloads import CUSTOM_APIS, is_yunikorn_placeholder
+from ansible.module_utils.sched_workloads import CUSTOM_APIS, is_placeholder
 from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 from kubernetes.client.rest import ApiException
@@ -193,7 +193,7 @@ class PodWatch(threading.Thread):
     def _note(self, pod, deleted=False):
         meta = pod.get("metadata") or {}
         name = meta.get("name")
-        if not name or is_yunikorn_placeholder(meta):    # the scheduler's stand-in, not a pod of a job
+        if not name or is_placeholder(meta):    # the scheduler's stand-in, not a pod of a job
             return
         now = int(self.clock() * 1_000_000)
         spec = pod.get("spec") or {}

@@ -47,8 +47,9 @@ KNOBS = (
         processes, no Docker), kind (Docker, kind and a local registry) or external (an existing cluster's
         kubeconfig).""", rule=("binary", "kind", "external"), see="runtimes-and-schedulers.md"),
     _knob("schedulers", "list", ["default"], RUN, """
-        Schedulers to benchmark, one after another, each on a fresh cluster: default, kueue, volcano, yunikorn,
-        coscheduling.""", elements="str", see="runtimes-and-schedulers.md"),
+        Schedulers to benchmark, one after another, each on a fresh cluster: any with a descriptor in
+        module_utils/schedulers/ (default, the baseline, and the batch schedulers the docs list).""",
+          elements="str", see="runtimes-and-schedulers.md"),
     _knob("repeats", "int", 1, RUN, """
         Runs of the workload per scheduler; the report shows the median, and from 3 repeats its 95 % confidence
         interval (2 repeats: min-max).""", rule="count", see="reading-the-report.md"),
@@ -102,14 +103,15 @@ KNOBS = (
     _knob("pod_duration", "float", 30, WORKLOAD_GROUP, "Seconds a pod \"runs\" before kwok completes it.",
           rule="seconds", workload=True),
     _knob("pod_creation", "str", "job-controller", WORKLOAD_GROUP, """
-        Who creates the pods: job-controller (each job's controller: kube-controller-manager's job controller,
-        Volcano's for vcjobs) or direct (the load test creates each job's pods itself, with the same template and
-        the job's group first, as the upstream scheduler benchmark does: no pod-creation stage in between, to
-        measure the scheduler's ceiling). Not with kueue.""", rule=("job-controller", "direct"), workload=True,
+        Who creates the pods: job-controller (each job's controller: kube-controller-manager's job controller, or
+        the scheduler's own for its job kind) or direct (the load test creates each job's pods itself, with the
+        same template and the job's group first, as the upstream scheduler benchmark does: no pod-creation stage
+        in between, to measure the scheduler's ceiling). Not with a scheduler that admits only Jobs (its
+        descriptor's direct_pods says why).""", rule=("job-controller", "direct"), workload=True,
           see="reading-the-report.md#making-the-scheduler-the-bottleneck"),
     _knob("queue_quota", "raw", "cluster", WORKLOAD_GROUP, """
-        What the queues of Kueue, Volcano and YuniKorn may use: cluster (the fake nodes' whole allocatable, as the
-        default scheduler and coscheduling have), seed (1000 CPU / 1000Gi, the published comparison's quota, to
+        What the queues of the schedulers with queues may use: cluster (the fake nodes' whole allocatable, as the
+        schedulers without queues have), seed (1000 CPU / 1000Gi, the published comparison's quota, to
         reproduce its numbers) or {cpu: <quantity>, memory: <quantity>}. The summary's capacity, makespan bound
         and efficiency are worked out from it.""", rule="queue_quota", workload=True,
           feeds=("scheduler_queue_cpu", "scheduler_queue_memory"), see="reading-the-report.md#equal-capacity"),
@@ -145,7 +147,7 @@ KNOBS = (
           shown="0 (all)", feeds=("scheduler_cpu_limit", "kind_cluster_scheduler_env")),
     _knob("scheduler_cpu_profile_seconds", "int", 0, FAIRNESS, """
         Seconds of Go CPU profile (pprof) of the scheduler taken at the start of the load test, saved as
-        scheduler-cpu.pprof beside the results (binary runtime: kube-scheduler, Kueue's manager, vc-scheduler);
+        scheduler-cpu.pprof beside the results (binary runtime: the process that schedules or admits the pods);
         read it with go tool pprof -top <file>. 0: none.""", rule="optional_count",
           allowed="use whole seconds, 0 (no profile) or more", recorded=True, shown="0 (none)",
           feeds=("loadtest_cpu_profile_seconds",)),

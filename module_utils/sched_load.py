@@ -216,7 +216,7 @@ class LoadTest:
 
     # -- a scenario's load -----------------------------------------------
     def create_scenario_objects(self, deadline):
-        """The scenario's PriorityClasses and Volcano queues (sched_workloads.cluster_objects), before its jobs."""
+        """The scenario's cluster objects (sched_workloads.cluster_objects: PriorityClasses, queues), before its jobs."""
         capability = queue_quota(self.workload["queue_quota"], self.workload)
         objects = workloads.cluster_objects(self.scenario, self.jobs, self.target, capability)
         try:

@@ -17,16 +17,27 @@ import os
 import re
 
 try:
-    from ansible.module_utils.sched_workloads import JOB_LABEL, is_yunikorn_placeholder
+    from ansible.module_utils import schedulers as descriptors
+    from ansible.module_utils.sched_workloads import JOB_LABEL, is_placeholder
 except ImportError:  # imported from the project's own tools and tests, outside Ansible
-    from sched_workloads import JOB_LABEL, is_yunikorn_placeholder
+    import schedulers as descriptors
+    from sched_workloads import JOB_LABEL, is_placeholder
 
 US = 1_000_000
 
+# A job's admission, as the audit log shows it (jobs.csv's "admitted"): a Job's unsuspension (an update of the Job
+# itself, not of its status, with spec.suspend false: how queue controllers admit Jobs), or a scheduler's group
+# object reaching an admitted phase (the descriptors' admitted_phase: group, resource, phases).
+PHASE_ADMISSIONS = tuple(descriptor["admitted_phase"] for descriptor in descriptors.DESCRIPTORS.values()
+                         if descriptor.get("admitted_phase"))
+# The labels that name a pod's job, besides the job controller's and ours (the descriptors' job_name_label).
+JOB_NAME_LABELS = ("job-name",) + tuple(descriptor["job_name_label"] for descriptor in descriptors.DESCRIPTORS.values()
+                                        if descriptor.get("job_name_label"))
+
 # The API server's audit policy on every runtime (binary_cluster and kind_cluster render it through the
-# audit_policy filter): full request and response for what this module times (pods, bindings, jobs), the
-# request of Volcano's PodGroup updates (a job's admission, jobs.csv's "admitted": its PodGroup reaching
-# Inqueue; Kueue's is the update of the Job that unsuspends it, above), metadata for everything else.
+# audit_policy filter): full request and response for what this module times (pods, bindings, Jobs and the
+# schedulers' own job kinds: descriptors' audited_jobs), the request of the updates that admit a job
+# (PHASE_ADMISSIONS; a Job's unsuspension is among the Jobs'), metadata for everything else.
 AUDIT_POLICY = {
     "apiVersion": "audit.k8s.io/v1",
     "kind": "Policy",
@@ -34,10 +45,12 @@ AUDIT_POLICY = {
     "rules": [
         {"level": "RequestResponse", "verbs": ["create", "patch", "update", "delete"],
          "resources": [{"group": "", "resources": ["pods", "pods/binding"]},
-                       {"group": "batch", "resources": ["jobs"]},
-                       {"group": "batch.volcano.sh", "resources": ["jobs"]}]},
+                       {"group": "batch", "resources": ["jobs"]}]
+            + [dict(descriptor["audited_jobs"]) for descriptor in descriptors.DESCRIPTORS.values()
+               if descriptor.get("audited_jobs")]},
         {"level": "Request", "verbs": ["patch", "update"],
-         "resources": [{"group": "scheduling.volcano.sh", "resources": ["podgroups", "podgroups/status"]}]},
+         "resources": [{"group": rule["group"], "resources": [rule["resource"], rule["resource"] + "/status"]}
+                       for rule in PHASE_ADMISSIONS]},
         {"level": "Metadata"},
     ],
 }
@@ -97,11 +110,6 @@ def files_size(paths):
     return total
 
 
-# A job's admission, as the audit log shows it: Kueue unsuspends the Job (an update of the Job itself, not of
-# its status, with spec.suspend false); Volcano's scheduler moves the job's PodGroup to Inqueue (or past it).
-ADMITTED_PODGROUP_PHASES = ("Inqueue", "Running")
-
-
 def _may_matter(line):
     """Whether an audit line may count for AuditTimes.add: a cheap test before parsing it."""
     if '"verb":"create"' in line or '"verb":"delete"' in line:
@@ -110,7 +118,8 @@ def _may_matter(line):
         return False
     if '"resource":"jobs"' in line:
         return '"suspend":false' in line
-    return '"resource":"podgroups"' in line and any('"phase":"%s"' % phase in line for phase in ADMITTED_PODGROUP_PHASES)
+    return any('"resource":"%s"' % rule["resource"] in line and any('"phase":"%s"' % phase in line for phase in rule["phases"])
+               for rule in PHASE_ADMISSIONS)
 
 
 def read_audit_events(paths, namespace):
@@ -145,8 +154,8 @@ class AuditTimes:
         self.pod_node = {}        # pod name -> node name
         self.job_created = {}     # job name -> us
         self.pod_ended = {}       # pod name -> us (first deletion: preempted, evicted or removed with its job)
-        self.job_admitted = {}    # job name -> us (first admission: Kueue's unsuspension, Volcano's Inqueue)
-        self.placeholders = set()  # YuniKorn's placeholder pods (the scheduler's stand-ins, no job's): left out
+        self.job_admitted = {}    # job name -> us (first admission: a Job's unsuspension or PHASE_ADMISSIONS)
+        self.placeholders = set()  # placeholder pods (a scheduler's stand-ins, no job's): left out
         self.events_seen = 0
 
     def add(self, event):
@@ -179,7 +188,7 @@ class AuditTimes:
         elif resource == "pods" and not subresource:
             meta = (event.get("responseObject") or {}).get("metadata") or {}
             name = meta.get("name") or ref.get("name")
-            if name and is_yunikorn_placeholder(meta):
+            if name and is_placeholder(meta):
                 self.placeholders.add(name)
             elif name:
                 self.pod_created.setdefault(name, when)
@@ -191,18 +200,20 @@ class AuditTimes:
                 self.job_created.setdefault(name, when)
 
     def _admission(self, ref, sent, when):
-        """An update or patch that admits a job: of a Job, the one that sets spec.suspend false; of a Volcano
-        PodGroup (its job is its owner; one the load test made has the job's name), the first that puts it in an
-        admitted phase."""
+        """An update or patch that admits a job: of a Job, the one that sets spec.suspend false; of a scheduler's
+        group object (PHASE_ADMISSIONS; its job is its owner; one the load test made has the job's name), the first
+        that puts it in an admitted phase."""
         resource = ref.get("resource")
         if resource == "jobs" and not ref.get("subresource"):
             if (sent.get("spec") or {}).get("suspend") is False and ref.get("name"):
                 self.job_admitted.setdefault(ref["name"], when)
-        elif resource == "podgroups" and ref.get("apiGroup") == "scheduling.volcano.sh":
-            if (sent.get("status") or {}).get("phase") in ADMITTED_PODGROUP_PHASES:
-                job = job_of(sent.get("metadata") or {}) or ref.get("name")
-                if job:
-                    self.job_admitted.setdefault(job, when)
+        else:
+            for rule in PHASE_ADMISSIONS:
+                if (resource == rule["resource"] and ref.get("apiGroup") == rule["group"]
+                        and (sent.get("status") or {}).get("phase") in rule["phases"]):
+                    job = job_of(sent.get("metadata") or {}) or ref.get("name")
+                    if job:
+                        self.job_admitted.setdefault(job, when)
 
     def records(self):
         """Return one record per created pod, sorted by creation time."""
@@ -222,13 +233,17 @@ class AuditTimes:
 
 
 def job_of(meta):
-    """Name of the job of a pod, from its metadata: the Job (batch or Volcano) owning it, or for a pod the load
-    test created itself (bench_pod_creation=direct) its JOB_LABEL."""
+    """Name of the job of a pod, from its metadata: the Job (batch or a scheduler's own kind) owning it, a label
+    that names it (JOB_NAME_LABELS), or for a pod the load test created itself (bench_pod_creation=direct) its
+    JOB_LABEL."""
     for owner in meta.get("ownerReferences") or []:
         if owner.get("kind") == "Job":
             return owner.get("name", "")
     labels = meta.get("labels") or {}
-    return labels.get("job-name") or labels.get("volcano.sh/job-name") or labels.get(JOB_LABEL) or ""
+    for label in JOB_NAME_LABELS + (JOB_LABEL,):
+        if labels.get(label):
+            return labels[label]
+    return ""
 
 
 def percentile(values, fraction):

@@ -13,25 +13,25 @@ from __future__ import annotations
 import re
 
 try:
+    from ansible.module_utils import schedulers as descriptors
     from ansible.module_utils.sched_knobs import BOOLEANS, BY_NAME, KNOBS, names
 except ImportError:  # imported by the filter plugins, with module_utils on sys.path
+    import schedulers as descriptors
     from sched_knobs import BOOLEANS, BY_NAME, KNOBS, names
 
-SCHEDULERS = ("default", "kueue", "volcano", "yunikorn", "coscheduling")
+# The schedulers with a descriptor (module_utils/schedulers/).
+SCHEDULERS = descriptors.NAMES
 RUNTIMES = BY_NAME["runtime"].rule
 WAIT_FOR = BY_NAME["wait_for"].rule
-# bench_pod_creation: who creates a job's pods, its controller (kube-controller-manager's job controller, Volcano's
-# for vcjobs) or the load test itself, as the upstream scheduler benchmark does.
+# bench_pod_creation: who creates a job's pods, its controller (the job controller, or the scheduler's own for its
+# job kind) or the load test itself, as the upstream scheduler benchmark does.
 POD_CREATIONS = BY_NAME["pod_creation"].rule
 JOB_CONTROLLER, DIRECT = POD_CREATIONS
-# The schedulers that cannot take pods the load test creates itself, and why.
-NO_DIRECT_PODS = {
-    "kueue": "Kueue admits only the kinds of workload it is configured to manage, and its plain-pod integration is "
-             "off in its default configuration, so bare pods would bypass it; use job-controller",
-}
+# The schedulers that cannot take pods the load test creates itself, and why (their descriptors' direct_pods).
+NO_DIRECT_PODS = {name: descriptors.get(name)["direct_pods"] for name in descriptors.with_key("direct_pods")}
 DIRECT_POD_SCHEDULERS = tuple(name for name in SCHEDULERS if name not in NO_DIRECT_PODS)
 # The schedulers each runtime can deploy (roles/scheduler/tasks/<runtime>-<scheduler>.yml).
-RUNTIME_SCHEDULERS = {"binary": SCHEDULERS, "kind": SCHEDULERS, "external": ("default",)}
+RUNTIME_SCHEDULERS = {runtime: descriptors.on_runtime(runtime) for runtime in RUNTIMES}
 
 _QUANTITY = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
 _SUFFIX = {
@@ -66,7 +66,7 @@ QUANTITY = (str, "use a Kubernetes quantity greater than 0 such as 500m, 2, 200M
 QUEUE_QUOTA = (dict, "use seed, cluster, or {cpu: <quantity>, memory: <quantity>} such as {cpu: 500, memory: 500Gi}")
 FLAG = (bool, "use true or false")
 
-# bench_queue_quota: the CPU and memory of the queues of Kueue, Volcano and YuniKorn.
+# bench_queue_quota: the CPU and memory of the queues of the schedulers with queues (descriptors' queue_quota).
 # seed: the published comparison's; cluster: the fake nodes' allocatable, what the default scheduler can use.
 SEED_QUEUE_QUOTA = {"cpu": "1000", "memory": "1000Gi"}
 QUEUE_QUOTA_NAMES = ("seed", "cluster")
@@ -162,7 +162,7 @@ def problems(values, label="%s", names=None):
         if (parse_quantity(quota["cpu"]) < pods * parse_quantity(values["pod_cpu"])
                 or parse_quantity(quota["memory"]) < pods * parse_quantity(values["pod_memory"])):
             out.append("%s=%s is not allowed: the queues would hold %s CPU and %s memory, less than one job of %d pods "
-                       "of %s CPU and %s memory, so Kueue and Volcano would never admit one" % (
+                       "of %s CPU and %s memory, so the schedulers that admit whole jobs would never admit one" % (
                            label % "queue_quota", values["queue_quota"], quota["cpu"], quota["memory"], pods,
                            values["pod_cpu"], values["pod_memory"]))
     return out

@@ -1,13 +1,13 @@
 # -*- coding: utf-8 -*-
-"""The objects of a scenario besides its jobs (sched_workloads.cluster_objects: PriorityClasses, Volcano queues,
-Kueue's queues and priority classes): created by the load test before its jobs, deleted after them (the namespaced
+"""The objects of a scenario besides its jobs (sched_workloads.cluster_objects: PriorityClasses, the schedulers'
+queues and priority classes): created by the load test before its jobs, deleted after them (the namespaced
 ones with the test's namespace). Needs the Python kubernetes client."""
 from __future__ import annotations
 
 import time
 
 from ansible.module_utils.sched_client import drain, error_text, is_status, read_json
-from ansible.module_utils.sched_workloads import CLUSTER_APIS, SCENARIO_NAMESPACED_APIS
+from ansible.module_utils.sched_workloads import CLUSTER_APIS, QUEUES_TO_OPEN, SCENARIO_NAMESPACED_APIS
 
 
 def create(custom, objects, acquire):
@@ -35,20 +35,20 @@ def create(custom, objects, acquire):
 
 
 def wait_open(custom, created, deadline):
-    """Wait until every Volcano queue of ``created`` is Open (Volcano refuses jobs in another queue); return None
-    or the queues still not open at the deadline."""
-    group, version, plural = CLUSTER_APIS["volcano-queue"]
-    waiting = [name for api, name in created if api == "volcano-queue"]
+    """Wait until every queue of ``created`` whose scheduler refuses jobs until it is Open (QUEUES_TO_OPEN) is
+    Open; return None or the queues still not open at the deadline."""
+    waiting = [(api, name) for api, name in created if api in QUEUES_TO_OPEN]
     while waiting:
         state = {}
-        for name in waiting:
+        for api, name in waiting:
+            group, version, plural = CLUSTER_APIS[api]
             queue = read_json(custom.get_cluster_custom_object(group, version, plural, name, _preload_content=False))
             state[name] = (queue.get("status") or {}).get("state")
-        waiting = [name for name in waiting if state[name] != "Open"]
+        waiting = [(api, name) for api, name in waiting if state[name] != "Open"]
         if not waiting:
             break
         if time.monotonic() > deadline:
-            return "Volcano queues %s did not open: %s" % (", ".join(waiting), state)
+            return "queues %s did not open: %s" % (", ".join(name for _, name in waiting), state)
         time.sleep(0.5)
     return None
 

@@ -15,6 +15,7 @@ import re
 from collections import namedtuple
 
 try:
+    from ansible.module_utils import schedulers as descriptors
     from ansible.module_utils.sched_rules import (
         DIRECT,
         SCHEDULERS,
@@ -27,6 +28,7 @@ try:
     )
     from ansible.module_utils.sched_scenarios import expand
 except ImportError:  # imported from the project's own tools and tests, outside Ansible
+    import schedulers as descriptors
     from sched_rules import (
         DIRECT,
         SCHEDULERS,
@@ -49,22 +51,21 @@ JOB_LABEL = "sched-bench.io/job"
 KWOK_TAINT_KEY = "kwok.x-k8s.io/node"
 KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
 
-KUEUE_LOCAL_QUEUE = "default-local-queue"
-VOLCANO_QUEUE = "test-queue"
-YUNIKORN_QUEUE = "root.sandbox"
+# The burst's queues, as each descriptor (module_utils/schedulers/) names them for its init objects.
+KUEUE_LOCAL_QUEUE = descriptors.get("kueue")["queue"]
+VOLCANO_QUEUE = descriptors.get("volcano")["queue"]
+YUNIKORN_QUEUE = descriptors.get("yunikorn")["queue"]
 # YuniKorn's gangs (yunikorn-k8shim v1.6 pkg/common/constants): a pod's task group, the application's task groups
 # (on each pod, the first one seen defines them) and its scheduling parameters; the shim creates a placeholder pod
 # per member, annotated as such, and swaps each for a real pod.
 YUNIKORN_TASK_GROUP_NAME = "yunikorn.apache.org/task-group-name"
 YUNIKORN_TASK_GROUPS = "yunikorn.apache.org/task-groups"
 YUNIKORN_POLICY_PARAMETERS = "yunikorn.apache.org/schedulingPolicyParameters"
-YUNIKORN_PLACEHOLDER_ANNOTATIONS = ("internal.yunikorn.apache.org/placeholder", "yunikorn.apache.org/placeholder")
 # The one task group of a gang job: all its pods, alike.
 YUNIKORN_GANG_TASK_GROUP = "gang"
 # Hard: a gang whose placeholders are not all placed in time fails instead of falling back to pod-by-pod placement.
 YUNIKORN_GANG_STYLE = "gangSchedulingStyle=Hard"
-# scheduler-plugins installed "as a second scheduler": its profile's name and the PodGroup label.
-COSCHEDULING_SCHEDULER_NAME = "scheduler-plugins-scheduler"
+# scheduler-plugins' PodGroup label.
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 # spec.managedBy of the calibration's Jobs: the job controller (Kubernetes 1.32 and later) leaves them alone.
 CALIBRATION_MANAGER = "sched-bench.io/calibration"
@@ -86,6 +87,8 @@ CLUSTER_APIS = {
     "kueue-clusterqueue": ("kueue.x-k8s.io", "v1beta1", "clusterqueues"),
     "kueue-priorityclass": ("kueue.x-k8s.io", "v1beta1", "workloadpriorityclasses"),
 }
+# The cluster-scoped queues a scheduler refuses jobs into until their status.state is Open (Volcano's).
+QUEUES_TO_OPEN = ("volcano-queue",)
 # The namespaced objects of a scenario, made in the test's namespace with the cluster-scoped ones.
 SCENARIO_NAMESPACED_APIS = {"kueue-localqueue": ("kueue.x-k8s.io", "v1beta1", "localqueues")}
 
@@ -268,21 +271,22 @@ def _scheduler_pod_template(name, target, work, native):
     """The pod template of job ``name`` for the scheduler under test, whoever creates the pods."""
     scheduler = target.scheduler
     priority_class = native.priority_class
+    pod_scheduler_name = descriptors.get(scheduler)["pod_scheduler_name"]
     if scheduler in ("default", "kueue"):
         # Kueue's priority is the Job's WorkloadPriorityClass label; its pods keep the default priority.
         return _pod_template(target, work, priority_class=priority_class if scheduler == "default" else None)
     if scheduler == "yunikorn":
         # One YuniKorn application per job, in its tenant's queue; a gang job's pods form one task group.
-        template = _pod_template(target, work, scheduler_name="yunikorn", priority_class=priority_class,
+        template = _pod_template(target, work, scheduler_name=pod_scheduler_name, priority_class=priority_class,
                                  extra_labels={"applicationId": "%s-%s" % (target.namespace, name), "queue": native.queue})
         if native.gang:
             template["metadata"]["annotations"].update(yunikorn_gang_annotations(template["spec"], native.min_member))
         return template
     if scheduler == "coscheduling":
-        return _pod_template(target, work, scheduler_name=COSCHEDULING_SCHEDULER_NAME,
+        return _pod_template(target, work, scheduler_name=pod_scheduler_name,
                              extra_labels={POD_GROUP_LABEL: name}, priority_class=priority_class)
     if scheduler == "volcano":
-        return _pod_template(target, work, scheduler_name="volcano", priority_class=priority_class)
+        return _pod_template(target, work, scheduler_name=pod_scheduler_name, priority_class=priority_class)
     raise ValueError("unknown scheduler %r" % scheduler)
 
 
@@ -341,7 +345,7 @@ def workload(index, target, work, job=None):
             "metadata": {"name": name, "namespace": target.namespace, "labels": _own_labels(target)},
             "spec": dict({
                 "minAvailable": native.min_member,
-                "schedulerName": "volcano",
+                "schedulerName": descriptors.get(scheduler)["pod_scheduler_name"],
                 "queue": native.queue,
                 "tasks": [{"name": "task", "replicas": work["pods_per_job"], "template": template}],
             }, **_priority_field(native)),
@@ -352,23 +356,18 @@ def workload(index, target, work, job=None):
 # -- scenarios (module_utils/sched_scenarios.py): each scheduler's native form of tenants, priorities and gangs --
 
 # What each scheduler expresses natively of a scenario's features (sched_scenarios.THRESHOLDS' second items), as
-# this toolkit builds it: the default scheduler a PriorityClass (it preempts) but no gangs and no queues; Volcano a
-# Queue per tenant with its weight, minAvailable and a PriorityClass; coscheduling a PodGroup per job and a
-# PriorityClass (kube-scheduler's preemption); Kueue a ClusterQueue per tenant in one cohort with a nominal quota by
-# weight, a LocalQueue for it and a WorkloadPriorityClass (it admits whole Jobs by quota, but without
-# waitForPodsReady it does not place them all or nothing: no gang). YuniKorn (v1.6, its defaults otherwise): a queue
-# per tenant under root guaranteed its weight's part of the queues' CPU, with the queues' capability as max
-# (yunikorn_queues, in its yunikorn-configs at deploy time), a task group per gang job (placeholders reserve the
-# whole gang first) and a PriorityClass: it orders a queue's applications by priority, but preempts only across
-# queues (a pod waiting preemption.delay, 30 s, in a queue below its guarantee, victims of equal or lower priority in
-# queues above theirs); within one queue, as with a single tenant, a high priority never preempts.
-NATIVE_FEATURES = {
-    "default": ("priority",),
-    "volcano": ("gang", "fair_share", "priority"),
-    "coscheduling": ("gang", "priority"),
-    "kueue": ("fair_share", "priority"),
-    "yunikorn": ("gang", "fair_share", "priority"),
-}
+# this toolkit builds it: its descriptor's features. The default scheduler a PriorityClass (it preempts) but no
+# gangs and no queues; Volcano a Queue per tenant with its weight, minAvailable and a PriorityClass; coscheduling a
+# PodGroup per job and a PriorityClass (kube-scheduler's preemption); Kueue a ClusterQueue per tenant in one cohort
+# with a nominal quota by weight, a LocalQueue for it and a WorkloadPriorityClass (it admits whole Jobs by quota,
+# but without waitForPodsReady it does not place them all or nothing: no gang). YuniKorn (v1.6, its defaults
+# otherwise): a queue per tenant under root guaranteed its weight's part of the queues' CPU, with the queues'
+# capability as max (yunikorn_queues, in its yunikorn-configs at deploy time), a task group per gang job
+# (placeholders reserve the whole gang first) and a PriorityClass: it orders a queue's applications by priority, but
+# preempts only across queues (a pod waiting preemption.delay, 30 s, in a queue below its guarantee, victims of equal
+# or lower priority in queues above theirs); within one queue, as with a single tenant, a high priority never
+# preempts.
+NATIVE_FEATURES = {name: tuple(descriptor["features"]) for name, descriptor in descriptors.DESCRIPTORS.items()}
 KUEUE_COHORT = "sched-bench"
 KUEUE_FLAVOR = "default"
 PRIORITY_CLASS_PREFIX = "sched-bench-priority-"
@@ -419,7 +418,7 @@ def yunikorn_queue_path(tenant):
 
 
 def _one_queue(scheduler):
-    return {"kueue": KUEUE_LOCAL_QUEUE, "yunikorn": YUNIKORN_QUEUE}.get(scheduler, VOLCANO_QUEUE)
+    return descriptors.get(scheduler)["queue"]
 
 
 def _tenant_queue(scheduler, tenant):
@@ -451,10 +450,15 @@ def yunikorn_gang_annotations(spec, members):
             YUNIKORN_POLICY_PARAMETERS: YUNIKORN_GANG_STYLE}
 
 
-def is_yunikorn_placeholder(meta):
-    """Whether pod metadata is a YuniKorn placeholder's (the shim's, not a job's pod)."""
+# The annotations that mark a scheduler's placeholder pods (its stand-ins, no job's pods): descriptors' placeholder_annotations.
+PLACEHOLDER_ANNOTATIONS = tuple(key for descriptor in descriptors.DESCRIPTORS.values()
+                                for key in descriptor.get("placeholder_annotations") or ())
+
+
+def is_placeholder(meta):
+    """Whether pod metadata is a scheduler's placeholder's (its stand-in, not a job's pod)."""
     annotations = meta.get("annotations") or {}
-    return any(annotations.get(key) == "true" for key in YUNIKORN_PLACEHOLDER_ANNOTATIONS)
+    return any(annotations.get(key) == "true" for key in PLACEHOLDER_ANNOTATIONS)
 
 
 def _priority_field(native):

@@ -18,11 +18,13 @@ import subprocess
 import sys
 
 import pytest
+import sched_rules
 from conftest import audit_events, mirror_vars, processes_mentioning
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SCHEDULERS = ["default", "kueue", "volcano", "yunikorn", "coscheduling"]
-# What each scheduler runs as on the binary runtime (pid-file names).
+# Every scheduler whose descriptor (module_utils/schedulers/) says the binary runtime deploys it.
+SCHEDULERS = list(sched_rules.RUNTIME_SCHEDULERS["binary"])
+# What each scheduler runs as on the binary runtime (pid-file names); a new scheduler adds its entry.
 PROCESSES = {
     "default": ["kube-scheduler"],
     "kueue": ["kueue", "kube-scheduler"],

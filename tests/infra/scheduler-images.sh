@@ -9,7 +9,7 @@
 #           volcano.sh/volcano; the webhook manager's image also runs the release's admission-init Job
 #           (gen-admission-secret.sh, a bash script: openssl, kubectl, coreutils), so it holds those from
 #           this machine and the kubectl of `make kind-images`
-#   tests/infra/scheduler-images.sh kueue|volcano
+#   tests/infra/scheduler-images.sh [kueue|volcano]     (no argument: both, what test-kind deploys)
 # Versions come from the product's version matrix (filter_plugins/version_matrix.py, set "modern").
 # Cached by tag: a warm run builds nothing. GOPROXY/GONOSUMDB: the module mirror beside the project first
 # (../shared/mirror/go through tests/infra/go_mirror.py, as the e2e tests use it: Volcano's module is only there),
@@ -18,6 +18,10 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 SCHEDULER="${1:-}"
+if [ -z "$SCHEDULER" ]; then
+  for each in kueue volcano; do "$0" "$each"; done
+  exit 0
+fi
 case "$SCHEDULER" in kueue | volcano) ;; *)
   echo "scheduler-images: the first argument must be kueue or volcano, not '$SCHEDULER'" >&2; exit 2 ;;
 esac

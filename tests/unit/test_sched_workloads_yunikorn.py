@@ -105,5 +105,5 @@ def test_placeholders_are_no_pods_of_a_job_in_the_watch():
                  "spec": {}, "status": {"phase": "Pending"}})
     assert tuple(watch.counts()) == (1, 0, 0)
     assert [row["pod"] for row in watch.records()] == ["g-00000-x"]
-    assert w.is_yunikorn_placeholder({"annotations": {"yunikorn.apache.org/placeholder": "true"}})
-    assert not w.is_yunikorn_placeholder({"annotations": {"yunikorn.apache.org/task-group-name": "gang"}})
+    assert w.is_placeholder({"annotations": {"yunikorn.apache.org/placeholder": "true"}})
+    assert not w.is_placeholder({"annotations": {"yunikorn.apache.org/task-group-name": "gang"}})

@@ -159,9 +159,21 @@ def test_role_defaults_repeat_the_modern_set():
         (defaults("kubectl")["kubectl_version"], modern["kubernetes"]),
         (defaults("kind_cluster")["kind_cluster_node_image"], modern["node_image"]),
     ]
-    pairs += [(version, modern[name])
-              for name, version in defaults("scheduler_components")["scheduler_components_versions"].items()]
     assert [found for found, _ in pairs] == [wanted for _, wanted in pairs]
+    # The schedulers' pins are not repeated: the role reads them from the descriptors, as the matrix does.
+    assert defaults("scheduler_components")["scheduler_components_versions"] == "{{ 'version' | scheduler_catalog }}"
+
+
+def test_every_set_has_each_descriptors_pin():
+    import schedulers
+
+    pinned = {name: d["version"] for name, d in schedulers.DESCRIPTORS.items() if d["version"]}
+    assert set(pinned) == {"kueue", "volcano", "yunikorn", "coscheduling"}
+    for version_set in matrix.VERSION_SETS.values():
+        assert {name: version_set[name] for name in pinned} == pinned
+    assert matrix.version_set("5.14.0", {"kueue": "v0.9.0"})["kueue"] == "v0.9.0"
+    with pytest.raises(AnsibleFilterError, match="version pin kueue='0.9' is malformed"):
+        matrix.version_set("5.14.0", {"kueue": "0.9"})
 
 
 def test_download_checksums_come_from_the_one_table():

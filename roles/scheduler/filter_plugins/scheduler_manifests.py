@@ -298,7 +298,7 @@ def controller_deployments(docs):
     return result
 
 
-# The API client's rate flags a controller of a release may already pass (Volcano's do); only these are
+# The API client's rate flags a controller of a release may already pass (some do); only these are
 # changed, none is added: a binary may not know them.
 API_RATE_FLAGS = {"--kube-api-qps": "qps", "--kube-api-burst": "burst"}
 
@@ -319,7 +319,7 @@ def controller_knobs(docs, env, qps, burst):
     ``env`` (GOGC, GOMEMLIMIT, GOMAXPROCS; empty values left out) goes to every controller's main container;
     the API client's rate (``qps``, ``burst``) replaces the one the release sets: --kube-api-qps and
     --kube-api-burst in a container's args, ``clientConnection`` in a configuration file of a ConfigMap
-    (Kueue's). Returns (docs, applied): one line per object changed.
+    (a controller-runtime manager's). Returns (docs, applied): one line per object changed.
     """
     docs = copy.deepcopy(list(docs or []))
     env = {str(name): str(value) for name, value in (env or {}).items() if str(value)}

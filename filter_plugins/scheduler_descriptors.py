@@ -1,0 +1,39 @@
+# -*- coding: utf-8 -*-
+"""The scheduler descriptors (module_utils/schedulers/) for the plays and roles.
+
+``name | scheduler_descriptor`` is one scheduler's descriptor; ``key | scheduler_catalog`` maps every scheduler
+whose ``key`` is set to that value (``'build' | scheduler_catalog``: what the binary runtime builds).
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from ansible.errors import AnsibleFilterError
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
+import schedulers as descriptors  # noqa: E402 - module_utils is not a package here
+
+
+def scheduler_descriptor(name):
+    """The descriptor of scheduler ``name``."""
+    try:
+        return descriptors.get(str(name))
+    except ValueError as exc:
+        raise AnsibleFilterError(str(exc)) from exc
+
+
+def scheduler_catalog(key, subkey=None):
+    """{scheduler: descriptor[key]} for every scheduler whose ``key`` is set, in the descriptors' order; with
+    ``subkey``, {scheduler: descriptor[key][subkey]} for those whose ``key`` has it."""
+    if key not in descriptors.KEYS and key not in descriptors.OPTIONAL_KEYS:
+        raise AnsibleFilterError("%r is no descriptor key; keys: %s" % (key, ", ".join(descriptors.KEYS)))
+    values = {name: descriptors.get(name)[key] for name in descriptors.with_key(key)}
+    if subkey is None:
+        return values
+    return {name: value[subkey] for name, value in values.items() if subkey in value}
+
+
+class FilterModule:
+    def filters(self):
+        return {"scheduler_descriptor": scheduler_descriptor, "scheduler_catalog": scheduler_catalog}

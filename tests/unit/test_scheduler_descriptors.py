@@ -1,0 +1,107 @@
+"""The scheduler descriptors (module_utils/schedulers/): complete, consistent with the task files of each runtime
+they name, and the one source the rules, the capacity model, the version matrix and the roles read."""
+import os
+
+import pytest
+import sched_capacity
+import sched_rules
+import sched_workloads
+import scheduler_descriptors as plugin
+import schedulers
+import yaml
+from ansible.errors import AnsibleFilterError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TASKS = os.path.join(ROOT, "roles", "scheduler", "tasks")
+
+
+@pytest.mark.parametrize("name", schedulers.NAMES)
+def test_each_descriptor_is_complete(name):
+    assert schedulers.problems(schedulers.get(name)) == []
+
+
+def test_a_broken_descriptor_is_named_with_what_is_wrong():
+    broken = dict(schedulers.get("volcano"), runtimes=("binary", "moon"), features=("gang", "teleport"))
+    del broken["queue"]
+    broken["colour"] = "red"
+    assert schedulers.problems(broken) == [
+        "scheduler volcano: the descriptor has no queue",
+        "scheduler volcano: the descriptor key colour is unknown",
+        "scheduler volcano: runtime moon is unknown (use binary, kind, external)",
+        "scheduler volcano: feature teleport is unknown (use gang, fair_share, priority)",
+    ]
+    assert schedulers.problems(dict(schedulers.get("kueue"), build=None)) == [
+        "scheduler kueue: the binary runtime needs a build"]
+
+
+@pytest.mark.parametrize("name", schedulers.NAMES)
+def test_each_runtime_a_descriptor_names_has_its_task_file(name):
+    for runtime in schedulers.get(name)["runtimes"]:
+        assert os.path.exists(os.path.join(TASKS, "%s-%s.yml" % (runtime, name))), (runtime, name)
+
+
+def test_no_task_file_deploys_a_scheduler_without_a_descriptor():
+    deployed = set()
+    for entry in os.listdir(TASKS):
+        runtime, _, rest = os.path.splitext(entry)[0].partition("-")
+        if runtime in sched_rules.RUNTIMES:
+            deployed.add((runtime, rest))
+    declared = {(runtime, name) for name in schedulers.NAMES for runtime in schedulers.get(name)["runtimes"]}
+    # kind-apply, kind-ready, ...: the kind runtime's shared steps, named after what they do.
+    shared = {("kind", step) for step in ("apply", "manifests", "ready", "release")}
+    assert deployed - shared == declared
+
+
+def test_the_rules_and_the_capacity_model_read_the_descriptors():
+    assert sched_rules.SCHEDULERS == ("default", "kueue", "volcano", "yunikorn", "coscheduling")
+    assert sched_rules.RUNTIME_SCHEDULERS["external"] == ("default",)
+    assert sched_rules.NO_DIRECT_PODS == {"kueue": schedulers.get("kueue")["direct_pods"]}
+    assert sched_capacity.QUEUE_SCHEDULERS == ("kueue", "volcano", "yunikorn")
+    assert sched_capacity.WHOLE_JOB_SCHEDULERS == ("kueue", "volcano", "coscheduling")
+    assert sched_capacity.ADMITTING_SCHEDULERS == ("kueue", "volcano")
+    assert sched_workloads.NATIVE_FEATURES["kueue"] == ("fair_share", "priority")
+
+
+@pytest.mark.parametrize("name", [name for name in schedulers.NAMES if schedulers.get(name)["pod_scheduler_name"]])
+def test_the_pods_name_the_descriptors_scheduler(name):
+    target = sched_workloads.Target(name, "sched-bench", "run-1")
+    work = {"pods_per_job": 2, "pod_cpu": "100m", "pod_memory": "64Mi", "pod_duration": 1,
+            "pod_creation": "job-controller"}
+    objects = sched_workloads.workload(0, target, work)
+    names = set()
+    for _, body in objects:
+        spec = body.get("spec") or {}
+        for template in [spec.get("template")] + [task["template"] for task in spec.get("tasks") or []]:
+            if template:
+                names.add(template["spec"].get("schedulerName"))
+    assert names == {schedulers.get(name)["pod_scheduler_name"]}
+
+
+def test_the_filters_give_the_roles_the_descriptors():
+    assert plugin.scheduler_descriptor("volcano")["queue"] == "test-queue"
+    with pytest.raises(AnsibleFilterError, match="scheduler 'slurm' has no descriptor; known: default, kueue"):
+        plugin.scheduler_descriptor("slurm")
+    assert list(plugin.scheduler_catalog("build")) == ["kueue", "volcano", "yunikorn", "coscheduling"]
+    assert plugin.scheduler_catalog("release", "manifest_url") == {
+        name: schedulers.get(name)["release"]["manifest_url"] for name in ("kueue", "volcano")}
+    assert plugin.scheduler_catalog("release", "chart_repository") == {
+        "yunikorn": "https://apache.github.io/yunikorn-release", "coscheduling": ""}
+    with pytest.raises(AnsibleFilterError, match="'colour' is no descriptor key"):
+        plugin.scheduler_catalog("colour")
+
+
+def test_the_roles_take_their_scheduler_data_from_the_filters():
+    def defaults(role):
+        with open(os.path.join(ROOT, "roles", role, "defaults", "main.yml"), encoding="utf-8") as handle:
+            return yaml.safe_load(handle)
+    components = defaults("scheduler_components")
+    assert components["scheduler_components_schedulers"] == "{{ ('build' | scheduler_catalog).keys() | list }}"
+    assert defaults("scheduler")["scheduler_release_manifest_urls"] == (
+        "{{ 'release' | scheduler_catalog('manifest_url') }}")
+
+
+def test_the_guide_explains_every_key():
+    with open(os.path.join(ROOT, "docs", "adding-a-scheduler.md"), encoding="utf-8") as handle:
+        guide = handle.read()
+    missing = [key for key in list(schedulers.KEYS) + list(schedulers.OPTIONAL_KEYS) if "`%s`" % key not in guide]
+    assert missing == []
