@@ -12,7 +12,7 @@ description:
     until every pod is bound (or has completed), and times every pod from creation to binding.
   - With an API server audit log, times come from the audit events (server side, microseconds).
     Without one, from this client's watch; C(timing_source) in the summary says which.
-  - Writes C(summary.json), C(pods.csv) and C(timeline.csv) into O(output_dir) and returns the summary.
+  - Writes C(summary.json), C(pods.csv), C(jobs.csv) and C(timeline.csv) into O(output_dir) and returns the summary.
   - A timeout while waiting still writes what was measured, with C(complete=false), and fails.
   - Runs on the host that can reach the API server; needs the Python C(kubernetes) package there.
 version_added: "0.1.0"
@@ -47,11 +47,12 @@ options:
   scenario:
     description:
       - A scenario as C(sched_scenarios.load) returns it, at the scale of C(sched_scenarios.scaled) (the bench role's
-        C(bench_scenario) at C(bench_scenario_scale), loaded on the controller); omitted for the burst of O(workload).
+        C(bench_scenario) at C(bench_scenario_scale), loaded on the controller); omitted for the burst of O(workload),
+        which is then the scenario (C(sched_scenarios.burst)): the same path, with the seed's native form.
       - Its C(cluster) gives the fake nodes (over O(workload)'s), its jobs (C(sched_scenarios.expand)) replace
         O(workload)'s jobs and pods, each submitted at its arrival offset (open loop) in the scheduler's native form
         (C(sched_workloads.workload)); the scenario's cluster objects (PriorityClasses, queues) are created before the jobs
-        and deleted in the clean-up. Adds C(jobs.csv) and, in the summary, C(scenario), C(scenario_scale),
+        and deleted in the clean-up. Every run writes C(jobs.csv) and, in the summary, C(scenario), C(scenario_scale),
         C(scenario_metrics), C(unsupported) and C(findings).
       - A scenario whose jobs are not all bound when O(workload.timeout) runs out is measured as it stands; the
         summary says C(complete=false) and why, its findings say which jobs waited, and the module does not fail
@@ -61,7 +62,7 @@ options:
     description: Path of the API server's audit log on this host (rotated backups beside it are read too).
     type: path
   output_dir:
-    description: Directory for summary.json, pods.csv and timeline.csv; created if missing.
+    description: Directory for summary.json, pods.csv, jobs.csv and timeline.csv; created if missing.
     type: path
     required: true
   cleanup:

@@ -56,9 +56,10 @@ KNOBS = (
     _knob("scenario", "str", "burst", RUN, """
         The workload: burst (the seed's one burst of identical jobs, made of the workload knobs below), a shipped
         scenario of scenarios/ (fair-share, gang, mixed, priority, steady, trace) or the path of a scenario file on
-        the controller (docs/scenarios.md). A scenario gives its own fake nodes and jobs (tenants, priorities,
-        gangs, arrivals), so bench_nodes ... bench_pod_duration are then not used; it adds jobs.csv and its
-        metrics and findings to the results, and a wait that runs out is a finding, not a failure.""",
+        the controller (docs/scenarios.md). A scenario file gives its own fake nodes and jobs (tenants,
+        priorities, gangs, arrivals), so bench_nodes ... bench_pod_duration are then not used, and a wait that
+        runs out is a finding, not a failure. Every run, the burst's too, writes jobs.csv and the scenario's
+        metrics and findings.""",
           recorded=True, see="scenarios.md"),
     _knob("scenario_scale", "float", 1, RUN, """
         A scenario at this multiple of its size (0.125: an eighth, as the tests run every shipped scenario), the

@@ -35,7 +35,7 @@ from ansible.module_utils.sched_client import (
 )
 from ansible.module_utils.sched_progress import ProgressFile
 from ansible.module_utils.sched_rules import queue_quota
-from ansible.module_utils.sched_scenarios import expand
+from ansible.module_utils.sched_scenarios import burst, expand
 from kubernetes import client as k8s_client
 
 TIMELINE_FIELDS = ["second", "created", "created_total", "bound", "bound_total", "backlog"]
@@ -48,10 +48,11 @@ class LoadTestError(Exception):
 class LoadTest:
     def __init__(self, params):
         self.p = params
-        # A scenario (sched_scenarios.load) gives the fake nodes and the jobs; the other workload values stay.
-        self.scenario = params.get("scenario")
-        self.workload = dict(params["workload"], **self.scenario["cluster"]) if self.scenario else params["workload"]
-        self.jobs = expand(self.scenario) if self.scenario else None
+        # A scenario (sched_scenarios.load, or the burst of the bench_* knobs) gives the fake nodes and the jobs; the
+        # other workload values stay.
+        self.scenario = params.get("scenario") or burst(params["workload"])
+        self.workload = dict(params["workload"], **self.scenario["cluster"])
+        self.jobs = expand(self.scenario)
         self.submitted = []         # the scenario's jobs that were created
         self.cluster_created = []   # (api, name) of the scenario's cluster-scoped objects
         self.target = workloads.Target(params["scheduler"], params["namespace"], params["run_label"])
@@ -74,12 +75,10 @@ class LoadTest:
         self.progress = ProgressFile(params.get("progress_file"))
 
     def jobs_total(self):
-        return len(self.jobs) if self.scenario else self.workload["jobs"]
+        return len(self.jobs)
 
     def pods_total(self, jobs=None):
         """Pods of all the jobs, or of the jobs submitted with ``jobs="submitted"``."""
-        if not self.scenario:
-            return (self.jobs_submitted if jobs == "submitted" else self.workload["jobs"]) * self.workload["pods_per_job"]
         return sum(job["pods_per_job"] for job in (self.submitted if jobs == "submitted" else self.jobs))
 
     # -- cluster checks --------------------------------------------------
@@ -188,33 +187,6 @@ class LoadTest:
                                                                       workloads.KWOK_NODE_ANNOTATION))
 
     # -- load ------------------------------------------------------------
-    def submit_jobs(self, pool):
-        namespace = self.p["namespace"]
-
-        def create(index):
-            objects = workloads.workload(index, self.target, self.workload)
-            try:
-                create_workload(self.apis, namespace, objects, self.limiter.acquire)
-                return None
-            except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
-                return "%s: %s" % (workloads.job_name(index), error_text(exc))
-
-        self.submit_start = time.monotonic()
-        self.progress.phase("submit", total=self.jobs_total())
-        if self.scenario:
-            self.submit_scenario(pool)
-            self.submit_end = time.monotonic()
-            return
-        for error in pool.map(create, range(self.workload["jobs"])):
-            if error is None:
-                self.jobs_submitted += 1
-            else:
-                self.submit_errors.append(error)
-            self.progress.update(count=self.jobs_submitted + len(self.submit_errors),
-                                 jobs_failed=len(self.submit_errors))
-        self.submit_end = time.monotonic()
-
-    # -- a scenario's load -----------------------------------------------
     def create_scenario_objects(self, deadline):
         """The scenario's cluster objects (sched_workloads.cluster_objects: PriorityClasses, queues), before its jobs."""
         capability = queue_quota(self.workload["queue_quota"], self.workload)
@@ -228,9 +200,11 @@ class LoadTest:
         if problem:
             raise LoadTestError(problem)
 
-    def submit_scenario(self, pool):
+    def submit_jobs(self, pool):
         """Open loop: each job is handed to the pool at its arrival offset from now, whatever the earlier ones."""
         namespace = self.p["namespace"]
+        self.submit_start = time.monotonic()
+        self.progress.phase("submit", total=self.jobs_total())
 
         def create(job):
             try:
@@ -259,13 +233,14 @@ class LoadTest:
                 self.submitted.append(job)
             else:
                 self.submit_errors.append(error)
-        note()
+            self.progress.update(count=self.jobs_submitted + len(self.submit_errors), jobs_failed=len(self.submit_errors))
+        self.submit_end = time.monotonic()
 
     def wait_pods(self, deadline):
         """Wait until every expected pod is bound or done; return None or why it stopped early."""
         expected = self.pods_total("submitted")
-        # A scenario's job is bound when it holds all its pods: a preempted pod counts through its replacement.
-        needs = {job["name"]: job["pods_per_job"] for job in self.submitted} if self.scenario else {}
+        # A job is bound when it holds all its pods: a preempted pod counts through its replacement.
+        needs = {job["name"]: job["pods_per_job"] for job in self.submitted}
         last_count, last_change = -1, time.monotonic()
         self.progress.phase("wait", total=expected)
         while time.monotonic() < deadline:
@@ -326,13 +301,13 @@ class LoadTest:
         summary, timeline = metrics.summarize(records, list(job_times.values()), self.pods_total(), window,
                                               self.jobs_submitted)
         done = self.watch.counts().completed if self.watch else 0
+        uniform = scenario_records.uniform_work(self.scenario, self.workload)
         summary.update({
             "scheduler": self.p["scheduler"],
             "run_label": self.p["run_label"],
             "namespace": self.p["namespace"],
-            # With a scenario, its jobs replace bench_jobs ... bench_pod_duration: they vary per job (jobs.csv).
-            "workload": dict(self.workload, jobs=len(self.jobs), pods_per_job=None, pod_cpu=None, pod_memory=None,
-                             pod_duration=None) if self.scenario else self.workload,
+            # The scenario's jobs replace bench_jobs ... bench_pod_duration: one value each when they are all alike.
+            "workload": scenario_records.summary_workload(self.scenario, self.workload, self.jobs),
             "pods_completed": done,
             "timing_source": source,
             "complete": complete,
@@ -343,13 +318,13 @@ class LoadTest:
             "phases_s": self.phases,
             "finished_at": metrics.format_time_us(int(time.time() * 1_000_000)),
         })
-        if self.scenario:
-            # The makespan bound assumes one size of job arriving at once: a scenario has its own measures.
+        if uniform:
+            summary.update(capacity.capacity_summary(uniform, self.p["scheduler"], summary["makespan_s"]))
+        else:
+            # The makespan bound assumes one size of job arriving at once: such a scenario has its own measures.
             summary.update(capacity=capacity.capacity(self.workload, self.p["scheduler"]),
                            makespan_bound={"unit": None, "at_once": None, "waves": None, "seconds": None},
                            efficiency=None)
-        else:
-            summary.update(capacity.capacity_summary(self.workload, self.p["scheduler"], summary["makespan_s"]))
         summary["share_of_host_ceiling"] = calibration.share_of_ceiling(summary["throughput_pods_per_s"],
                                                                          self.p.get("ceiling_pods_per_s"))
         summary["throughput_limited_by"] = metrics.limiting_stage(
@@ -360,19 +335,18 @@ class LoadTest:
         summary["audit_log_bytes"] = metrics.files_size(metrics.audit_log_files(self.p["audit_log"])
                                                         if self.p["audit_log"] else [])
         self.phases["analysis"] = round(time.monotonic() - analysis_start, 3)
-        pod_fields, pod_rows, more = metrics.POD_FIELDS, metrics.pod_rows(records), {}
-        if self.scenario:
-            jobs = scenario_records.job_records(self.submitted, job_times, records, job_admitted)
-            pods = scenario_records.pod_records(records)
-            summary.update(scenario_records.scenario_summary(
-                self.scenario, jobs, pods, workloads.unsupported(
-                    self.p["scheduler"], workloads.scenario_features(self.scenario, self.jobs)),
-                self.workload["timeout"] if self.timed_out else None))
-            pod_fields, pod_rows = scenario_records.SCENARIO_POD_FIELDS, scenario_records.scenario_pod_rows(records, jobs)
-            more = {"jobs.csv": _csv_text(scenario_records.JOB_FIELDS, scenario_records.job_rows(jobs, pods))}
-            self.phases["analysis"] = round(time.monotonic() - analysis_start, 3)
+        jobs = scenario_records.job_records(self.submitted, job_times, records, job_admitted)
+        pods = scenario_records.pod_records(records)
+        summary.update(scenario_records.scenario_summary(
+            self.scenario, jobs, pods, workloads.unsupported(
+                self.p["scheduler"], workloads.scenario_features(self.scenario, self.jobs)),
+            self.workload["timeout"] if self.timed_out else None))
+        pod_rows = scenario_records.scenario_pod_rows(records, jobs)
+        more = {"jobs.csv": _csv_text(scenario_records.JOB_FIELDS, scenario_records.job_rows(jobs, pods))}
+        self.phases["analysis"] = round(time.monotonic() - analysis_start, 3)
         summary["loadtest_cost"] = cost.own_cost()
-        return write_files(self.p["output_dir"], summary, _csv_text(pod_fields, pod_rows), timeline, more), summary
+        return (write_files(self.p["output_dir"], summary, _csv_text(scenario_records.SCENARIO_POD_FIELDS, pod_rows),
+                            timeline, more), summary)
 
     # -- clean-up --------------------------------------------------------
     def cleanup(self, wait_s=120):
@@ -417,8 +391,7 @@ class LoadTest:
             self.progress.phase("nodes", total=self.workload["nodes"])
             self.create_nodes(pool)
             self.wait_nodes_ready(deadline)
-            if self.scenario:
-                self.create_scenario_objects(deadline)
+            self.create_scenario_objects(deadline)
             self.watch = PodWatch(self.core, self.p["namespace"])
             self.watch.start()
             phase = self._phase("setup", phase)
@@ -432,7 +405,8 @@ class LoadTest:
         self._phase("wait", phase)
         reason = reason or wait_reason
         # What a scheduler does with a scenario is its result: jobs still waiting at the timeout are a finding.
-        self.scenario_timed_out = bool(self.scenario) and self.timed_out and not self.submit_errors
+        self.scenario_timed_out = (scenario_records.timeout_is_finding(self.scenario) and self.timed_out
+                                   and not self.submit_errors)
         self.watch.stop()
         files, summary = self.write_results(reason is None, reason)
         return files, summary

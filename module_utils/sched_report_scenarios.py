@@ -1,11 +1,12 @@
 # -*- coding: utf-8 -*-
 """The report's scenario sections: what a scenario measures (sched_scenario_metrics), per host and scheduler.
 
-A run of a scenario other than the seed's burst records in each summary.json ``scenario``, ``scenario_metrics``,
-``unsupported`` (the features the scheduler cannot express) and ``findings`` (the promises it broke), and writes
-jobs.csv (each job's latency breakdown). This module turns them into one table per feature of the scenario, the
-findings, and four charts: each tenant's share of the allocated CPU against its target, the CDF of the time to a
-full gang, the CDF of pod latency, and the job latency breakdown as stacked bars. No I/O here.
+Every run records in each summary.json ``scenario``, ``scenario_metrics``, ``unsupported`` (the features the
+scheduler cannot express) and ``findings`` (the promises it broke), and writes jobs.csv (each job's latency
+breakdown). For a scenario other than the seed's burst (whose figures the report's main tables show), this
+module turns them into one table per feature of the scenario, the findings, and four charts: each tenant's share
+of the allocated CPU against its target, the CDF of the time to a full gang, the CDF of pod latency, and the job
+latency breakdown as stacked bars. No I/O here.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from ansible.module_utils.sched_report_blocks import (
     slug,
 )
 from ansible.module_utils.sched_report_run import CHARTS_DIR, number_at, stat_of
+from ansible.module_utils.sched_scenarios import BURST
 
 # The job milestones after creation (sched_scenario_metrics.STAGES), as the breakdown shows them.
 STAGE_LABELS = (("admitted", "created → admitted"), ("first_pod_created", "→ first pod created"),
@@ -91,8 +93,9 @@ def scenario_name(summary):
 
 
 def scenario_samples(result):
-    """The repeats of a scheduler that measured a scenario."""
-    return [sample for sample in result.usable_samples if isinstance(sample.summary.get("scenario_metrics"), dict)]
+    """The repeats of a scheduler that measured a scenario other than the burst."""
+    return [sample for sample in result.usable_samples if isinstance(sample.summary.get("scenario_metrics"), dict)
+            and scenario_name(sample.summary) != BURST]
 
 
 def _results(run):

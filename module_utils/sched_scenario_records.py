@@ -1,9 +1,10 @@
 # -*- coding: utf-8 -*-
 """A scenario run's per-job and per-pod records, and what summary.json says of it. No I/O here.
 
-The load test (module_utils/sched_load.py) measures pods as for the burst (module_utils/sched_metrics.py: the
-audit log's server timestamps, or its watch); this joins them with the scenario's jobs (sched_scenarios.expand),
-gives sched_scenario_metrics its records, and makes the rows of jobs.csv and the scenario's pods.csv.
+Every run is a scenario's, the seed's burst too (sched_scenarios.burst). The load test (module_utils/sched_load.py)
+measures pods from the audit log's server timestamps or its watch (module_utils/sched_metrics.py); this joins them
+with the scenario's jobs (sched_scenarios.expand), gives sched_scenario_metrics its records, and makes the rows of
+jobs.csv and pods.csv.
 """
 from __future__ import annotations
 
@@ -20,8 +21,36 @@ except ImportError:  # imported from the project's own tools and tests, outside 
 # admitted, when the scheduler has no admission step (or the run was timed from the watch).
 JOB_FIELDS = ["job", "group", "tenant", "priority", "gang", "pods", "arrival_s", "created", "admitted",
               "first_pod_created", "first_bound", "all_bound", "all_bound_ms", "full_gang_ms"]
-# pods.csv of a scenario: the burst's columns and the pod's job's tenant and priority.
+# pods.csv: the pod's columns (sched_metrics.POD_FIELDS) and its job's tenant and priority.
 SCENARIO_POD_FIELDS = POD_FIELDS + ["tenant", "priority"]
+# summary.json's workload entries that a scenario's jobs give, one value when they are all alike.
+JOB_VALUES = ("jobs", "pods_per_job", "pod_cpu", "pod_memory", "pod_duration")
+
+
+def uniform_work(scenario, workload):
+    """``workload`` with the values of the scenario's jobs (JOB_VALUES) when they are all alike and arrive at once
+    (one phase starting at 0 with one job group arriving at_once, as the burst's), else None: its jobs vary
+    (jobs.csv). The makespan bound holds for such a workload only (sched_capacity.makespan_bound)."""
+    phases = scenario["phases"]
+    groups = [group for phase in phases for group in phase["groups"]]
+    if len(phases) != 1 or phases[0]["start_s"] or len(groups) != 1 or "trace" in groups[0] \
+            or groups[0]["arrival"]["kind"] != "at_once":
+        return None
+    return dict(workload, **{name: groups[0][name] for name in JOB_VALUES})
+
+
+def summary_workload(scenario, workload, jobs):
+    """summary.json's workload: uniform_work, or ``workload`` with the count of ``jobs`` and no single value for
+    what varies per job."""
+    return uniform_work(scenario, workload) or dict(workload, jobs=len(jobs), pods_per_job=None, pod_cpu=None,
+                                                    pod_memory=None, pod_duration=None)
+
+
+def timeout_is_finding(scenario):
+    """Whether jobs still waiting when the wait runs out are a finding of the scenario (what a scheduler does with
+    it is its result) rather than a failed run: for every scenario but the seed's burst, whose timeout has always
+    failed the run."""
+    return not scenario.get("burst")
 
 
 def job_records(jobs, job_created, pods, job_admitted=None):

@@ -82,7 +82,7 @@ GROUP_FIELDS = ("name", "jobs", "tenant", "priority", "gang", "arrival") + tuple
 ARRIVAL_FIELDS = {"at_once": (), "rate": ("jobs_per_s",), "poisson": ("jobs_per_s", "seed"), "trace": ("file",)}
 MAX_TRACE_PROBLEMS = 10
 # The seed's burst: the workload of the bench_* knobs (bench_nodes, bench_jobs, ...) as the load test always ran it,
-# not a file, so that its values live in one place (roles/bench/defaults/main.yml).
+# not a file, so that its values live in one place (module_utils/sched_knobs.py); burst() makes it a scenario.
 BURST = "burst"
 
 
@@ -521,8 +521,9 @@ def expand(scenario):
     """The scenario's jobs in submission order: by arrival, then position in the group, then group order.
 
     Each job: index, name (<group>-<position>), group, tenant, priority, gang, pods_per_job, pod_millicores,
-    pod_memory_bytes, pod_duration (s), arrival_s (from the scenario's start, to the microsecond). Jobs that arrive
-    together alternate between their groups, so that groups arriving at once compete.
+    pod_memory_bytes, pod_duration (s), arrival_s (from the scenario's start, to the microsecond), and ``burst``
+    (true) for the jobs of burst(). Jobs that arrive together alternate between their groups, so that groups
+    arriving at once compete.
     """
     entries = []
     order = 0
@@ -534,18 +535,35 @@ def expand(scenario):
                 entries.append((start_us + offset, position, order, group, row))
             order += 1
     entries.sort(key=lambda entry: entry[:3])
-    return [{
+    return [dict({
         "index": index, "name": "%s-%05d" % (group["name"], position), "group": group["name"],
         "tenant": row["tenant"], "priority": row["priority"], "gang": group["gang"],
         "pods_per_job": row["pods_per_job"], "pod_millicores": millicores(row["pod_cpu"]),
         "pod_memory_bytes": size_bytes(row["pod_memory"]), "pod_duration": row["pod_duration"],
         "arrival_s": round(at_us / US, 6),
-    } for index, (at_us, position, _, group, row) in enumerate(entries)]
+    }, **({"burst": True} if group.get("burst") else {})) for index, (at_us, position, _, group, row) in enumerate(entries)]
+
+
+def burst(workload):
+    """The seed's burst as a scenario: the workload of the bench_* knobs (``workload``: nodes, node_cpu,
+    node_memory, node_pods, jobs, pods_per_job, pod_cpu, pod_memory, pod_duration), its jobs all arriving at once,
+    one tenant, one priority. Its group and jobs are marked ``burst``: their native form is the seed's
+    (sched_workloads.scenario_native), its cluster has no objects of its own, and a timeout fails the run
+    (sched_scenario_records.timeout_is_finding), as the load test always did."""
+    group = {"name": "job", "line": 0, "gang": False, "priority": 0, "burst": True, "arrival": {"kind": "at_once"},
+             "tenant": "default", "jobs": int(workload["jobs"]), "pods_per_job": int(workload["pods_per_job"]),
+             "pod_cpu": workload["pod_cpu"], "pod_memory": workload["pod_memory"],
+             "pod_duration": workload["pod_duration"]}
+    return {"name": BURST, "burst": True, "scale": 1,
+            "description": "the seed's burst: the workload of the bench_* knobs, every job at once",
+            "cluster": {name: workload[name] for name in CLUSTER_FIELDS}, "tenants": {"default": 1.0},
+            "thresholds": {}, "warmup_s": None, "phases": [{"name": BURST, "start_s": 0.0, "groups": [group]}]}
 
 
 def workload_size(workload, scenario=None):
-    """(fake nodes, pods) a run creates: the burst's jobs x pods per job, or the sum over a scenario's expanded
-    jobs (``workload`` then holds the scenario's cluster, as the bench role merges it)."""
+    """(fake nodes, pods) a run creates: the sum over a scenario's expanded jobs (``workload`` then holds the
+    scenario's cluster, as the bench role merges it), or the burst's jobs x pods per job (what its expansion
+    sums to, without making every job)."""
     pods = (sum(job["pods_per_job"] for job in expand(scenario)) if scenario
             else int(workload["jobs"]) * int(workload["pods_per_job"]))
     return int(workload["nodes"]), pods

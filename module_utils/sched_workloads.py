@@ -315,10 +315,12 @@ def workload(index, target, work, job=None):
     Returns a list of ``(api, body)``, where api is ``batch``, ``pod`` or a key of CUSTOM_APIS. A group (a
     PodGroup) comes first: a pod that names a missing group is not scheduled (Volcano's webhook refuses it).
     With work["pod_creation"] ``direct`` the job is its pods, created here, with no Job object. ``job``: a job of a
-    scenario (sched_scenarios.expand), which then gives the name, the pods and their native form (scenario_native).
+    scenario (sched_scenarios.expand), which gives the name, the pods and their native form (scenario_native);
+    without one, job ``index`` of the burst of ``work`` (sched_scenarios.burst), the same job its expansion gives.
     """
-    name = job["name"] if job else job_name(index)
-    work = job_work(job, work) if job else work
+    job = job or burst_job(index, work)
+    name = job["name"]
+    work = job_work(job, work)
     native = scenario_native(job, target.scheduler, work)
     scheduler = target.scheduler
     groups = []
@@ -333,11 +335,11 @@ def workload(index, target, work, job=None):
         return groups + _direct_pods(name, target, work, native)
     template = _scheduler_pod_template(name, target, work, native)
     if scheduler == "kueue":
-        labels = {"kueue.x-k8s.io/queue-name": native.queue if job else KUEUE_LOCAL_QUEUE}
+        labels = {"kueue.x-k8s.io/queue-name": native.queue}
         if native.priority_class:
             labels["kueue.x-k8s.io/priority-class"] = native.priority_class
         return [("batch", _batch_job(name, target, work, template, job_labels=labels, suspend=True,
-                                     scenario=job is not None))]
+                                     scenario=not job.get("burst")))]
     if scheduler == "volcano":
         return [("volcano", {
             "apiVersion": "batch.volcano.sh/v1alpha1",
@@ -350,7 +352,7 @@ def workload(index, target, work, job=None):
                 "tasks": [{"name": "task", "replicas": work["pods_per_job"], "template": template}],
             }, **_priority_field(native)),
         })]
-    return groups + [("batch", _batch_job(name, target, work, template, scenario=job is not None))]
+    return groups + [("batch", _batch_job(name, target, work, template, scenario=not job.get("burst")))]
 
 
 # -- scenarios (module_utils/sched_scenarios.py): each scheduler's native form of tenants, priorities and gangs --
@@ -425,11 +427,20 @@ def _tenant_queue(scheduler, tenant):
     return yunikorn_queue_path(tenant) if scheduler == "yunikorn" else volcano_queue_name(tenant)
 
 
+def burst_job(index, work):
+    """Job ``index`` of the burst of ``work``, as sched_scenarios.expand(sched_scenarios.burst(work)) gives it
+    (without expanding the others)."""
+    return {"index": index, "name": job_name(index), "group": "job", "tenant": "default", "priority": 0, "gang": False,
+            "pods_per_job": int(work["pods_per_job"]), "pod_millicores": millicores(work["pod_cpu"]),
+            "pod_memory_bytes": size_bytes(work["pod_memory"]), "pod_duration": work["pod_duration"],
+            "arrival_s": 0.0, "burst": True}
+
+
 def scenario_native(job, scheduler, work):
-    """The Native form of a job for a scheduler; without a scenario job, the burst's (no priority, the one queue,
-    every job a gang where the scheduler gangs by a count, no task group). A job that is no gang needs one pod placed
-    to start."""
-    if job is None:
+    """The Native form of a job for a scheduler. A burst job (sched_scenarios.burst; None is one) has the seed's: no
+    priority, the scheduler's one queue, every job a gang where the scheduler gangs by a count, no task group. A
+    scenario job that is no gang needs one pod placed to start."""
+    if job is None or job.get("burst"):
         return Native(None, _one_queue(scheduler), work["pods_per_job"], False)
     features = NATIVE_FEATURES[scheduler]
     return Native(priority_class_name(job["priority"]) if "priority" in features else None,
@@ -545,6 +556,8 @@ def cluster_objects(scenario, jobs, target, capability):
     per tenant with its weight (reclaimable, so that a queue over its share gives back to the others) and the
     queues' ``capability`` ({cpu, memory}, bench_queue_quota); for Kueue, _kueue_objects. Returns
     ``[(api, body)]``; api is a key of CLUSTER_APIS or SCENARIO_NAMESPACED_APIS."""
+    if scenario.get("burst"):
+        return []    # the burst's jobs go to the queue the scheduler's deployment made (scenario_native)
     features = NATIVE_FEATURES[target.scheduler]
     out = []
     labels = dict(_own_labels(target), **{ROLE_LABEL: "scenario"})
