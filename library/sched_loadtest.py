@@ -48,7 +48,7 @@ options:
     description:
       - A scenario as C(sched_scenarios.load) returns it, at the scale of C(sched_scenarios.scaled) (the bench role's
         C(bench_scenario) at C(bench_scenario_scale), loaded on the controller); omitted for the burst of O(workload),
-        which is then the scenario (C(sched_scenarios.burst)): the same path, with the seed's native form.
+        which is then the scenario (C(sched_scenarios.burst)), on the same path with the seed's native form.
       - Its C(cluster) gives the fake nodes (over O(workload)'s), its jobs (C(sched_scenarios.expand)) replace
         O(workload)'s jobs and pods, each submitted at its arrival offset (open loop) in the scheduler's native form
         (C(sched_workloads.workload)); the scenario's cluster objects (PriorityClasses, queues) are created before the jobs
