@@ -119,7 +119,7 @@ def test_default_kueue_and_volcano_on_kind(tmp_path, bench_vars):
         assert runner.rc == 0, failure_text(runner)
         for scheduler in SCHEDULERS:
             out, summary, env = scheduler_results(bench_vars, scheduler)
-            assert sorted(os.listdir(out)) == ["env.json", "pods.csv", "summary.json", "timeline.csv"], scheduler
+            assert sorted(os.listdir(out)) == ["env.json", "jobs.csv", "pods.csv", "summary.json", "timeline.csv"], scheduler
             assert env["runtime"] == "kind" and env["outcome"] == {"status": "ok"}, scheduler
             assert (summary["pods_created"], summary["pods_bound"], summary["complete"]) == (PODS, PODS, True), scheduler
             assert summary["timing_source"] == "audit", scheduler

@@ -18,7 +18,7 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
 
     out = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost", "default")
     # The audit log stays on the host unless bench_fetch_audit_log asks for it; env.json says where.
-    assert sorted(os.listdir(out)) == ["env.json", "pods.csv", "summary.json", "timeline.csv"]
+    assert sorted(os.listdir(out)) == ["env.json", "jobs.csv", "pods.csv", "summary.json", "timeline.csv"]
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
         summary = json.load(handle)
     assert summary["complete"] is True, summary.get("reason")
@@ -58,6 +58,14 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
     assert limited["backlog_max"] == max(int(row["backlog"]) for row in timeline)
     assert "bound at" in limited["evidence"]
     assert env["knobs"]["controller_manager_job_syncs"] == 5
+
+    # The burst is a scenario: the same records as any other, one row per job, each with all its pods bound.
+    assert (summary["scenario"], summary["unsupported"], summary["findings"]) == ("burst", [], [])
+    with open(os.path.join(out, "jobs.csv"), encoding="utf-8") as handle:
+        jobs = list(csv.DictReader(handle))
+    assert [row["job"] for row in jobs] == ["job-%05d" % index for index in range(50)]
+    assert all(row["pods"] == "3" and row["all_bound"] and row["tenant"] == "default" for row in jobs)
+    assert {row["job"] for row in pods} == {row["job"] for row in jobs}
 
     with open(os.path.join(out, "env.json"), encoding="utf-8") as handle:
         env = json.load(handle)
