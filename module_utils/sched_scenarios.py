@@ -535,13 +535,19 @@ def expand(scenario):
                 entries.append((start_us + offset, position, order, group, row))
             order += 1
     entries.sort(key=lambda entry: entry[:3])
-    return [dict({
+    return [_job(index, position, group, row, at_us) for index, (at_us, position, _, group, row) in enumerate(entries)]
+
+
+def _job(index, position, group, row, at_us):
+    """One job of expand: the ``position``-th of ``group`` (``row``: the group, or its trace row), ``index``-th to
+    be submitted, arriving ``at_us`` after the scenario's start."""
+    return dict({
         "index": index, "name": "%s-%05d" % (group["name"], position), "group": group["name"],
         "tenant": row["tenant"], "priority": row["priority"], "gang": group["gang"],
         "pods_per_job": row["pods_per_job"], "pod_millicores": millicores(row["pod_cpu"]),
         "pod_memory_bytes": size_bytes(row["pod_memory"]), "pod_duration": row["pod_duration"],
         "arrival_s": round(at_us / US, 6),
-    }, **({"burst": True} if group.get("burst") else {})) for index, (at_us, position, _, group, row) in enumerate(entries)]
+    }, **({"burst": True} if group.get("burst") else {}))
 
 
 def burst(workload):
@@ -550,14 +556,27 @@ def burst(workload):
     one tenant, one priority. Its group and jobs are marked ``burst``: their native form is the seed's
     (sched_workloads.scenario_native), its cluster has no objects of its own, and a timeout fails the run
     (sched_scenario_records.timeout_is_finding), as the load test always did."""
-    group = {"name": "job", "line": 0, "gang": False, "priority": 0, "burst": True, "arrival": {"kind": "at_once"},
-             "tenant": "default", "jobs": int(workload["jobs"]), "pods_per_job": int(workload["pods_per_job"]),
-             "pod_cpu": workload["pod_cpu"], "pod_memory": workload["pod_memory"],
-             "pod_duration": workload["pod_duration"]}
     return {"name": BURST, "burst": True, "scale": 1,
             "description": "the seed's burst: the workload of the bench_* knobs, every job at once",
             "cluster": {name: workload[name] for name in CLUSTER_FIELDS}, "tenants": {"default": 1.0},
-            "thresholds": {}, "warmup_s": None, "phases": [{"name": BURST, "start_s": 0.0, "groups": [group]}]}
+            "thresholds": {}, "warmup_s": None,
+            "phases": [{"name": BURST, "start_s": 0.0, "groups": [_burst_group(workload)]}]}
+
+
+def _burst_group(workload):
+    """The one job group of burst(workload): its jobs, pods and their sizes are the knobs'."""
+    return {"name": "job", "line": 0, "gang": False, "priority": 0, "burst": True, "arrival": {"kind": "at_once"},
+            "tenant": "default", "jobs": int(workload["jobs"]), "pods_per_job": int(workload["pods_per_job"]),
+            "pod_cpu": workload["pod_cpu"], "pod_memory": workload["pod_memory"],
+            "pod_duration": workload["pod_duration"]}
+
+
+def burst_job(index, workload):
+    """Job ``index`` of burst(workload) as expand gives it, without making the others (its jobs all arrive at 0,
+    in group order); ``workload`` needs only the pods' values (pods_per_job, pod_cpu, pod_memory, pod_duration):
+    the count of jobs does not change a job."""
+    group = _burst_group(dict(workload, jobs=index + 1))
+    return _job(index, index, group, group, 0)
 
 
 def workload_size(workload, scenario=None):

@@ -26,7 +26,7 @@ try:
         size_bytes,
         workload_problems,
     )
-    from ansible.module_utils.sched_scenarios import expand
+    from ansible.module_utils.sched_scenarios import burst_job, expand
 except ImportError:  # imported from the project's own tools and tests, outside Ansible
     import schedulers as descriptors
     from sched_rules import (
@@ -39,7 +39,7 @@ except ImportError:  # imported from the project's own tools and tests, outside 
         size_bytes,
         workload_problems,
     )
-    from sched_scenarios import expand
+    from sched_scenarios import burst_job, expand
 
 # Our own label and annotation keys.
 RUN_LABEL = "sched-bench.io/run"
@@ -425,15 +425,6 @@ def _one_queue(scheduler):
 
 def _tenant_queue(scheduler, tenant):
     return yunikorn_queue_path(tenant) if scheduler == "yunikorn" else volcano_queue_name(tenant)
-
-
-def burst_job(index, work):
-    """Job ``index`` of the burst of ``work``, as sched_scenarios.expand(sched_scenarios.burst(work)) gives it
-    (without expanding the others)."""
-    return {"index": index, "name": job_name(index), "group": "job", "tenant": "default", "priority": 0, "gang": False,
-            "pods_per_job": int(work["pods_per_job"]), "pod_millicores": millicores(work["pod_cpu"]),
-            "pod_memory_bytes": size_bytes(work["pod_memory"]), "pod_duration": work["pod_duration"],
-            "arrival_s": 0.0, "burst": True}
 
 
 def scenario_native(job, scheduler, work):

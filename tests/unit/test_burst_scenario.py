@@ -20,8 +20,11 @@ def test_the_burst_expands_to_the_jobs_of_the_knobs_all_at_once():
     assert jobs[2] == {"index": 2, "name": "job-00002", "group": "job", "tenant": "default", "priority": 0,
                        "gang": False, "pods_per_job": 3, "pod_millicores": 100, "pod_memory_bytes": 200 * 2 ** 20,
                        "pod_duration": 30, "arrival_s": 0.0, "burst": True}
-    assert [w.burst_job(job["index"], WORK) for job in jobs] == jobs
+    assert [sched_scenarios.burst_job(job["index"], WORK) for job in jobs] == jobs
     assert sched_scenarios.workload_size(WORK) == (3, 12)
+    # Without a cluster (hack/bench_loadgen.py's workload), a job of the burst is still the same job.
+    only_jobs = {name: WORK[name] for name in ("pods_per_job", "pod_cpu", "pod_memory", "pod_duration")}
+    assert sched_scenarios.burst_job(3, only_jobs) == jobs[3]
 
 
 @pytest.mark.parametrize("scheduler", rules.SCHEDULERS)
@@ -36,7 +39,7 @@ def test_a_burst_job_has_the_seeds_objects_whether_expanded_or_not(scheduler, po
 
 
 def test_the_seeds_native_form_one_queue_no_priority_gangs_by_count():
-    job = w.burst_job(0, WORK)
+    job = sched_scenarios.burst_job(0, WORK)
     assert w.scenario_native(job, "volcano", WORK) == w.Native(None, w.VOLCANO_QUEUE, 3, False)
     assert w.scenario_native(job, "yunikorn", WORK) == w.Native(None, w.YUNIKORN_QUEUE, 3, False)
     assert w.scenario_native(job, "kueue", WORK).queue == w.KUEUE_LOCAL_QUEUE
