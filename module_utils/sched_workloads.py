@@ -51,10 +51,6 @@ JOB_LABEL = "sched-bench.io/job"
 KWOK_TAINT_KEY = "kwok.x-k8s.io/node"
 KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
 
-# The burst's queues, as each descriptor (module_utils/schedulers/) names them for its init objects.
-KUEUE_LOCAL_QUEUE = descriptors.get("kueue")["queue"]
-VOLCANO_QUEUE = descriptors.get("volcano")["queue"]
-YUNIKORN_QUEUE = descriptors.get("yunikorn")["queue"]
 # YuniKorn's gangs (yunikorn-k8shim v1.6 pkg/common/constants): a pod's task group, the application's task groups
 # (on each pod, the first one seen defines them) and its scheduling parameters; the shim creates a placeholder pod
 # per member, annotated as such, and swaps each for a real pod.

@@ -40,9 +40,9 @@ def test_a_burst_job_has_the_seeds_objects_whether_expanded_or_not(scheduler, po
 
 def test_the_seeds_native_form_one_queue_no_priority_gangs_by_count():
     job = sched_scenarios.burst_job(0, WORK)
-    assert w.scenario_native(job, "volcano", WORK) == w.Native(None, w.VOLCANO_QUEUE, 3, False)
-    assert w.scenario_native(job, "yunikorn", WORK) == w.Native(None, w.YUNIKORN_QUEUE, 3, False)
-    assert w.scenario_native(job, "kueue", WORK).queue == w.KUEUE_LOCAL_QUEUE
+    assert w.scenario_native(job, "volcano", WORK) == w.Native(None, "test-queue", 3, False)
+    assert w.scenario_native(job, "yunikorn", WORK) == w.Native(None, "root.sandbox", 3, False)
+    assert w.scenario_native(job, "kueue", WORK).queue == "default-local-queue"
     # A scenario's job that is alike but no burst's gets the scenario's form: its tenant's queue, its priority.
     alike = dict(job)
     del alike["burst"]

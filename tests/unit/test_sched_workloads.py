@@ -134,14 +134,14 @@ def only(objects):
 def test_scheduler_specific_fields():
     kueue = only(w.workload(1, target("kueue"), work()))
     assert kueue["spec"]["suspend"] is True
-    assert kueue["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == w.KUEUE_LOCAL_QUEUE
+    assert kueue["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "default-local-queue"
     volcano = only(w.workload(1, target("volcano"), work()))
-    assert volcano["spec"]["minAvailable"] == 3 and volcano["spec"]["queue"] == w.VOLCANO_QUEUE
+    assert volcano["spec"]["minAvailable"] == 3 and volcano["spec"]["queue"] == "test-queue"
     assert volcano["spec"]["tasks"][0]["replicas"] == 3
     yunikorn = only(w.workload(1, target("yunikorn"), work()))
     labels = yunikorn["spec"]["template"]["metadata"]["labels"]
     assert yunikorn["spec"]["template"]["spec"]["schedulerName"] == "yunikorn"
-    assert labels["queue"] == w.YUNIKORN_QUEUE and labels["applicationId"] == "sched-bench-job-00001"
+    assert labels["queue"] == "root.sandbox" and labels["applicationId"] == "sched-bench-job-00001"
     default = only(w.workload(1, target(), work()))
     assert "schedulerName" not in default["spec"]["template"]["spec"]
     assert default["spec"]["parallelism"] == default["spec"]["completions"] == 3
@@ -194,7 +194,7 @@ def test_direct_pods_of_the_default_scheduler_and_yunikorn_come_alone():
     yunikorn = pods_of(direct("yunikorn"))
     # The job's pods are one YuniKorn application in its queue.
     assert {pod["metadata"]["labels"]["applicationId"] for pod in yunikorn} == {"sched-bench-job-00012"}
-    assert {pod["metadata"]["labels"]["queue"] for pod in yunikorn} == {w.YUNIKORN_QUEUE}
+    assert {pod["metadata"]["labels"]["queue"] for pod in yunikorn} == {"root.sandbox"}
     assert {pod["spec"]["schedulerName"] for pod in yunikorn} == {"yunikorn"}
 
 
@@ -212,7 +212,7 @@ def test_direct_volcano_pods_follow_the_pod_group_the_load_test_makes():
     assert group_api == "volcano-podgroup"
     assert group["apiVersion"] == "/".join(w.CUSTOM_APIS["volcano-podgroup"][:2]) == "scheduling.volcano.sh/v1beta1"
     assert group["metadata"]["name"] == "job-00012"
-    assert group["spec"] == {"minMember": 3, "queue": w.VOLCANO_QUEUE, "minResources": {
+    assert group["spec"] == {"minMember": 3, "queue": "test-queue", "minResources": {
         "count/pods": "3", "pods": "3", "cpu": "4500m", "requests.cpu": "4500m", "limits.cpu": "4500m",
         "memory": "900Mi", "requests.memory": "900Mi", "limits.memory": "900Mi"}}
     for _api, pod in pods:
