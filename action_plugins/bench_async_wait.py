@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import posixpath
 import time
 
 from ansible.errors import AnsibleActionFail
@@ -26,6 +27,12 @@ module: bench_async_wait
 short_description: Wait for an async task of this project, showing its progress
 options:
   jid: {description: ansible_job_id of the task started with poll 0, type: str, required: true}
+  results_file:
+    description:
+      - results_file of the task started with poll 0; its directory is the job's. Without it, the async directory
+        as Ansible expands it, which on a local connection is the remote user's home from the user database, not
+        $HOME where the job wrote its file.
+    type: path
   progress_file: {description: JSON progress file the task writes on the host, type: path}
   label: {description: Prefix of each progress line, type: str, default: ""}
   interval: {description: Seconds between progress lines, type: int, default: 10}
@@ -61,12 +68,13 @@ def progress_line(label, state):
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
-    _VALID_ARGS = frozenset(("jid", "progress_file", "label", "interval", "poll", "timeout"))
+    _VALID_ARGS = frozenset(("jid", "results_file", "progress_file", "label", "interval", "poll", "timeout"))
 
     def run(self, tmp=None, task_vars=None):
         super().run(tmp, task_vars)
         _, args = self.validate_argument_spec(argument_spec={
             "jid": {"type": "str", "required": True},
+            "results_file": {"type": "path"},
             "progress_file": {"type": "path"},
             "label": {"type": "str", "default": ""},
             "interval": {"type": "int", "default": 10},
@@ -75,7 +83,8 @@ class ActionModule(ActionBase):
         })
         if args["interval"] < 1 or args["poll"] < 1:
             raise AnsibleActionFail("bench_async_wait: interval and poll must be at least 1 second")
-        async_dir = self._remote_expand_user(self.get_shell_option("async_dir", default="~/.ansible_async"))
+        async_dir = (posixpath.dirname(args["results_file"]) if args["results_file"]
+                     else self._remote_expand_user(self.get_shell_option("async_dir", default="~/.ansible_async")))
         host = task_vars.get("inventory_hostname", "")
         started = time.monotonic()
         shown = started

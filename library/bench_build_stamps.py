@@ -48,6 +48,7 @@ import os
 import subprocess
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.bench_atomic import write_atomically
 
 NOT_BUILT = "not built"
 
@@ -85,10 +86,7 @@ def versions_of(stamp, binaries, ask=ask_version):
 
 
 def write_stamp(path, content):
-    tmp = "%s.%d.tmp" % (path, os.getpid())
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(content, handle, indent=4, sort_keys=True)
-    os.replace(tmp, path)
+    write_atomically(path, json.dumps(content, indent=4, sort_keys=True))
 
 
 def main():

@@ -19,6 +19,10 @@ description:
     suspended and managed by nobody (C(spec.managedBy)), so no controller or scheduler adds work to what is
     measured. Then it deletes the Jobs, as many at once as it created them, and the namespace.
   - Each probe reports the median of its rounds, their min and max, the spread and how long it took.
+  - With O(store_dir), every calibration is kept there, one file per basis, that is what the figures depend on (the
+    probes, the API server's version, the Python, the host's kernel, machine and CPUs, the probed Job, the load
+    generator's settings and O(fingerprint)). A later call of the same basis reuses the kept one while it is at
+    most O(max_age) hours old, and measures nothing.
   - Runs on the host that can reach the API server; needs the Python C(kubernetes) package there.
 version_added: "0.1.0"
 extends_documentation_fragment: [bench_workload]
@@ -38,6 +42,22 @@ options:
     description: Value of the C(sched-bench.io/run) label put on the namespace and the Jobs.
     type: str
     default: ""
+  server_version:
+    description:
+      - The API server's version when the play knows it (the binary runtime builds it at its pin), so that a kept
+        calibration is found without asking the API server; asked when omitted.
+    type: str
+  store_dir:
+    description: Where calibrations are kept for later runs, one JSON file per basis; none kept when omitted.
+    type: path
+  max_age:
+    description: Hours for which a kept calibration of the same basis is reused instead of measured; 0 reuses none.
+    type: int
+    default: 0
+  fingerprint:
+    description: What else the probes depend on that this module cannot see (the runtime), part of the basis.
+    type: dict
+    default: {}
   workload:
     description:
       - The workload description the bench role builds from the C(bench_*) variables, as for M(sched_loadtest).
@@ -51,6 +71,9 @@ EXAMPLES = r"""
   bench_calibrate:
     kubeconfig: /home/bench/kube-sched-bench/clusters/bench/admin.kubeconfig
     workload: "{{ bench_workload }}"
+    store_dir: /home/bench/kube-sched-bench/calibrations
+    max_age: 24
+    fingerprint: {runtime: binary}
   register: calibration
 
 - name: Show the API create ceiling
@@ -60,10 +83,15 @@ EXAMPLES = r"""
 
 RETURN = r"""
 calibration:
-  description: Both probes, as env.json records them under C(calibration).
+  description:
+    - Both probes, as env.json records them under C(calibration), with when and by which run (O(run_label)) they
+      were measured, and whether this call reused them (then also their age in hours).
   returned: when not in check mode
   type: dict
   sample:
+    measured_at: "2026-12-03T13:04:05Z"
+    measured_by_run: nightly-42
+    reused: false
     api_create:
       object: Job (suspended)
       round_s: 1.0
@@ -79,12 +107,18 @@ calibration:
       passes_per_s: {median: 281.0, min: 262.5, max: 297.3, spread_pct: 12.4}
       python: 3.11.2
       duration_s: 3.0
+why_measured:
+  description: Why no kept calibration was reused.
+  returned: when the probes ran
+  type: str
+  sample: none kept
 plan:
   description: What the probes would do (check mode).
   returned: in check mode
   type: dict
 """
 
+import json
 import os
 import platform
 import threading
@@ -96,28 +130,25 @@ from ansible.module_utils import sched_calibration as calibration
 from ansible.module_utils import sched_rules as rules
 from ansible.module_utils import sched_workloads as workloads
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible.module_utils.bench_atomic import write_atomically
 
-try:
-    from ansible.module_utils.sched_client import (
-        RateLimiter,
-        api_client,
-        apis,
-        create_workload,
-        drain,
-        error_text,
-        is_status,
-        namespace_exists,
-    )
+
+def kubernetes_client():
+    """The load generator's client code and the Kubernetes client, imported only when the API server is asked: the
+    import takes about a second, and a reused calibration needs neither."""
+    from ansible.module_utils import sched_client
     from kubernetes import client as k8s_client
-    KUBERNETES_IMPORT_ERROR = None
-except ImportError:
-    KUBERNETES_IMPORT_ERROR = traceback.format_exc()
+    return sched_client, k8s_client
 
 ARGUMENT_SPEC = dict(
     kubeconfig=dict(type="path", required=True),
     context=dict(type="str"),
     namespace=dict(type="str", default="sched-bench-calibration"),
     run_label=dict(type="str", default=""),
+    server_version=dict(type="str"),
+    store_dir=dict(type="path"),
+    max_age=dict(type="int", default=0),
+    fingerprint=dict(type="dict", default={}),
     workload=dict(type="dict", required=True, options=rules.workload_options()),
 )
 
@@ -133,32 +164,54 @@ def cpu_probe():
     return calibration.cpu_result(rounds, platform.python_version(), time.perf_counter() - start)
 
 
+def host_facts():
+    """What the probes' figures depend on of the host itself."""
+    model = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
+            model = next((line.split(":", 1)[1].strip() for line in handle if line.startswith("model name")), "")
+    except OSError:
+        pass
+    return {"name": platform.node(), "kernel": platform.release(), "machine": platform.machine(),
+            "cpus": len(os.sched_getaffinity(0)), "cpu_model": model}
+
+
+def read_kept(path):
+    """The calibration kept at ``path``, or None (missing or unreadable: measured again)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return None
+
+
 class ApiProbe:
-    def __init__(self, params):
+    def __init__(self, params, sched_client, k8s_client):
         self.p = params
+        self.sc, self.k8s = sched_client, k8s_client
         self.w = params["workload"]
         self.target = workloads.Target("default", params["namespace"], params["run_label"])
-        self.client = api_client(params["kubeconfig"], params["context"], self.w["submit_concurrency"] + 2)
-        self.apis = apis(self.client)
+        self.client = sched_client.api_client(params["kubeconfig"], params["context"], self.w["submit_concurrency"] + 2)
+        self.apis = sched_client.apis(self.client)
         self.core, self.batch = self.apis.core, self.apis.batch
-        self.limiter = RateLimiter(self.w["client_qps"], self.w["client_burst"])
+        self.limiter = sched_client.RateLimiter(self.w["client_qps"], self.w["client_burst"])
         self.lock = threading.Lock()
         self.next_index = 0
 
     def server_version(self):
         try:
-            return k8s_client.VersionApi(self.client).get_code(_request_timeout=15).git_version
+            return self.k8s.VersionApi(self.client).get_code(_request_timeout=15).git_version
         except Exception as exc:  # noqa: BLE001 - any failure to connect is reported the same way
             raise ProbeError("the API server in kubeconfig %s does not answer: %s"
-                             % (self.p["kubeconfig"], error_text(exc))) from exc
+                             % (self.p["kubeconfig"], self.sc.error_text(exc))) from exc
 
     def namespace_exists(self):
-        return namespace_exists(self.core, self.p["namespace"])
+        return self.sc.namespace_exists(self.core, self.p["namespace"])
 
     def create_one(self):
         with self.lock:
             index, self.next_index = self.next_index, self.next_index + 1
-        create_workload(self.apis, self.p["namespace"], workloads.calibration_job(index, self.target, self.w),
+        self.sc.create_workload(self.apis, self.p["namespace"], workloads.calibration_job(index, self.target, self.w),
                         self.limiter.acquire)
 
     def run(self):
@@ -169,13 +222,13 @@ class ApiProbe:
         labels = {workloads.ROLE_LABEL: "calibration"}
         if self.p["run_label"]:
             labels[workloads.RUN_LABEL] = self.p["run_label"]
-        drain(self.core.create_namespace({"metadata": {"name": name, "labels": labels}}, _preload_content=False))
+        self.sc.drain(self.core.create_namespace({"metadata": {"name": name, "labels": labels}}, _preload_content=False))
         try:
             rounds = [calibration.timed_round(self.create_one, calibration.API_ROUND_S, self.w["submit_concurrency"])
                       for _ in range(calibration.API_ROUNDS)]
         except Exception as exc:  # noqa: BLE001 - the client raises many types; reported in one sentence
             raise ProbeError("the calibration could not create its Jobs in namespace %s: %s"
-                             % (name, error_text(exc))) from exc
+                             % (name, self.sc.error_text(exc))) from exc
         finally:
             self.delete_namespace()
         return calibration.api_result(rounds, calibration.pods_per_create(self.w), time.perf_counter() - start)
@@ -183,10 +236,10 @@ class ApiProbe:
     def delete_one(self, index):
         self.limiter.acquire()
         try:
-            drain(self.batch.delete_namespaced_job(workloads.job_name(index), self.p["namespace"],
+            self.sc.drain(self.batch.delete_namespaced_job(workloads.job_name(index), self.p["namespace"],
                                                    propagation_policy="Background", _preload_content=False))
         except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
-            if not is_status(exc, 404):
+            if not self.sc.is_status(exc, 404):
                 raise
 
     def delete_namespace(self):
@@ -194,7 +247,7 @@ class ApiProbe:
         then the namespace, which the namespace controller removes, empty, in the background."""
         with ThreadPoolExecutor(max_workers=self.w["submit_concurrency"]) as pool:
             list(pool.map(self.delete_one, range(self.next_index)))
-        drain(self.core.delete_namespace(self.p["namespace"], _preload_content=False))
+        self.sc.drain(self.core.delete_namespace(self.p["namespace"], _preload_content=False))
 
 
 def main():
@@ -203,31 +256,68 @@ def main():
     problem = workloads.validate(dict(params, scheduler="default"))
     if problem:
         module.fail_json(msg=problem)
+    if params["max_age"] < 0:
+        module.fail_json(msg="max_age=%d is not allowed: use whole hours, 0 (measure every time) or more"
+                             % params["max_age"])
     if not os.path.isfile(params["kubeconfig"]) or not os.access(params["kubeconfig"], os.R_OK):
         module.fail_json(msg="kubeconfig %s does not exist or is not readable" % params["kubeconfig"])
-    if KUBERNETES_IMPORT_ERROR:
-        module.fail_json(msg=missing_required_lib("kubernetes"), exception=KUBERNETES_IMPORT_ERROR)
+    probe = None
+
+    def connect():
+        try:
+            client = kubernetes_client()
+        except ImportError:
+            module.fail_json(msg=missing_required_lib("kubernetes"), exception=traceback.format_exc())
+        try:
+            return ApiProbe(params, *client)
+        except Exception as exc:  # noqa: BLE001 - a kubeconfig the client cannot use
+            module.fail_json(msg="kubeconfig %s cannot be used: %s" % (params["kubeconfig"], exc))
+
+    def failure(exc):
+        return probe.sc.error_text(exc) if probe else str(exc)
+
     try:
-        probe = ApiProbe(params)
-    except Exception as exc:  # noqa: BLE001 - a kubeconfig the client cannot use
-        module.fail_json(msg="kubeconfig %s cannot be used: %s" % (params["kubeconfig"], exc))
-    try:
-        version = probe.server_version()
+        version = params["server_version"]
+        if not version:
+            probe = connect()
+            version = probe.server_version()
+        basis = calibration.basis(version, platform.python_version(), host_facts(),
+                                  workloads.calibration_job(0, workloads.Target("default", "calibration", ""),
+                                                            params["workload"]),
+                                  params["workload"], params["fingerprint"])
+        kept_path = (os.path.join(params["store_dir"], calibration.basis_key(basis) + ".json")
+                     if params["store_dir"] else None)
+        reused, why = calibration.reusable(read_kept(kept_path) if kept_path else None, basis, time.time(),
+                                           params["max_age"])
+        if reused and not module.check_mode:
+            module.exit_json(changed=False, calibration=reused)
+        probe = probe or connect()
         if module.check_mode:
             module.exit_json(changed=False, plan={
+                "reuse": reused, "why_measured": why, "kept": kept_path,
                 "server_version": version, "namespace": params["namespace"],
                 "namespace_exists": probe.namespace_exists(),
                 "cpu": "%d rounds of %g s" % (calibration.CPU_ROUNDS, calibration.CPU_ROUND_S),
                 "api_create": "%d rounds of %g s, %d requests at once" % (
                     calibration.API_ROUNDS, calibration.API_ROUND_S, params["workload"]["submit_concurrency"])})
+        if params["server_version"]:
+            probe.server_version()      # the cluster answers before anything is measured
+        taken_at = time.time()
         # The CPU probe first, while the fresh cluster is idle; the Jobs' clean-up would disturb it.
         cpu = cpu_probe()
         api = probe.run()
     except ProbeError as exc:
         module.fail_json(msg=str(exc))
     except Exception as exc:  # noqa: BLE001 - the cluster failed under us
-        module.fail_json(msg="the calibration failed: %s" % error_text(exc))
-    module.exit_json(changed=True, calibration={"api_create": api, "cpu": cpu})
+        module.fail_json(msg="the calibration failed: %s" % failure(exc))
+    result = calibration.measured({"api_create": api, "cpu": cpu}, params["run_label"], taken_at)
+    if kept_path:
+        try:
+            write_atomically(kept_path, json.dumps(calibration.kept_record(result, basis, taken_at), indent=1,
+                                                   sort_keys=True) + "\n", make_dirs=True)
+        except OSError as exc:
+            module.warn("the calibration could not be kept for later runs in %s: %s" % (kept_path, exc))
+    module.exit_json(changed=True, calibration=result, why_measured=why)
 
 
 if __name__ == "__main__":

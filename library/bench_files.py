@@ -69,9 +69,9 @@ created:
 import os
 import shutil
 import stat
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.bench_atomic import write_atomically
 
 
 def parse_mode(value, name):
@@ -95,20 +95,6 @@ def needs_write(path, content, mode):
         return not same or stat.S_IMODE(os.stat(path).st_mode) != mode
     except OSError:
         return True
-
-
-def write(path, content, mode):
-    directory = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def main():
@@ -149,7 +135,7 @@ def main():
         for path, content, mode in files:
             if path in written:
                 os.makedirs(os.path.dirname(path) or ".", mode=directory_mode, exist_ok=True)
-                write(path, content, mode)
+                write_atomically(path, content, mode)
     module.exit_json(changed=bool(cleaned or created or written), cleaned=cleaned, created=created, written=written)
 
 

@@ -35,6 +35,11 @@ options:
     description: Ports picked by an earlier run (name to port); kept when they are in the range.
     type: dict
     default: {}
+  reuse_file:
+    description:
+      - A JSON file on the host whose C(ports) (name to port) are reused as with O(reuse), such as the C(state.json)
+        of a cluster that may already run there; a file that does not exist reuses nothing.
+    type: path
   exclude:
     description: Ports already promised to others (for example a cluster's ports whose listeners have not started yet).
     type: list
@@ -61,6 +66,7 @@ ports:
   sample: {etcd_client: 20000, etcd_peer: 20001, apiserver: 20002}
 """
 
+import json
 import random
 import socket
 
@@ -101,6 +107,20 @@ def pick(names, address, start, end, reuse, free=is_free, rng=random, exclude=()
     return chosen
 
 
+def read_ports(path):
+    """The ``ports`` recorded in the JSON file at ``path``, or {} when there is none."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            ports = json.load(handle).get("ports") or {}
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, AttributeError) as exc:
+        raise ValueError("%s is not a state file with ports: %s" % (path, exc)) from exc
+    if not isinstance(ports, dict) or not all(isinstance(port, int) for port in ports.values()):
+        raise ValueError("%s is not a state file with ports: its ports are %r" % (path, ports))
+    return ports
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -109,6 +129,7 @@ def main():
             range_start=dict(type="int", default=20000),
             range_end=dict(type="int", default=32000),
             reuse=dict(type="dict", default={}),
+            reuse_file=dict(type="path"),
             exclude=dict(type="list", elements="int", default=[]),
         ),
         supports_check_mode=True,
@@ -117,7 +138,13 @@ def main():
     if not 1 <= p["range_start"] <= p["range_end"] <= 65535:
         module.fail_json(msg="port range %s-%s is not valid: need 1 <= start <= end <= 65535"
                          % (p["range_start"], p["range_end"]))
-    ports = pick(p["names"], p["address"], p["range_start"], p["range_end"], p["reuse"], exclude=p["exclude"])
+    reuse = dict(p["reuse"])
+    if p["reuse_file"]:
+        try:
+            reuse.update(read_ports(p["reuse_file"]))
+        except ValueError as exc:
+            module.fail_json(msg=str(exc))
+    ports = pick(p["names"], p["address"], p["range_start"], p["range_end"], reuse, exclude=p["exclude"])
     if ports is None:
         module.fail_json(msg="port range %d-%d on %s has fewer than %d free ports"
                          % (p["range_start"], p["range_end"], p["address"], len(p["names"])))

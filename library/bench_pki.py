@@ -57,6 +57,7 @@ import os  # noqa: E402
 import traceback  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib  # noqa: E402
+from ansible.module_utils.bench_atomic import write_atomically  # noqa: E402
 from ansible.module_utils.bench_pki_plan import normalized, plan, spec_problems  # noqa: E402
 
 try:
@@ -116,14 +117,6 @@ def describe(path, key):
     return {"cn": first(cert.subject, NameOID.COMMON_NAME), "org": first(cert.subject, NameOID.ORGANIZATION_NAME),
             "sans": sorted(san_list), "usage": sorted(usage), "issuer": first(cert.issuer, NameOID.COMMON_NAME),
             "key_matches": matches, "days_left": left.days}
-
-
-def write(path, content, mode):
-    tmp = path + ".tmp"
-    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode), "wb") as handle:
-        handle.write(content)
-    os.chmod(tmp, mode)
-    os.replace(tmp, path)
 
 
 def subject(cn, org=""):
@@ -192,7 +185,7 @@ def main():
     os.makedirs(directory, mode=0o700, exist_ok=True)
     for name in new_keys:
         loaded[name] = ec.generate_private_key(ec.SECP256R1())
-        write(path[name] + ".key", loaded[name].private_bytes(
+        write_atomically(path[name] + ".key", loaded[name].private_bytes(
             serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
             serialization.NoEncryption()), 0o600)
     issued_ca = {}
@@ -200,12 +193,12 @@ def main():
         if ca["name"] in issue:
             issued_ca[ca["name"]] = build(ca, loaded[ca["name"]], subject(ca["cn"]), loaded[ca["name"]],
                                           module.params["days"], True)
-            write(path[ca["name"]] + ".crt", issued_ca[ca["name"]].public_bytes(serialization.Encoding.PEM), 0o644)
+            write_atomically(path[ca["name"]] + ".crt", issued_ca[ca["name"]].public_bytes(serialization.Encoding.PEM), 0o644)
     for cert in certs:
         if cert["name"] in issue:
             signed = build(cert, loaded[cert["name"]], subject(next(ca["cn"] for ca in cas if ca["name"] == cert["ca"])),
                            loaded[cert["ca"]], module.params["days"], False)
-            write(path[cert["name"]] + ".crt", signed.public_bytes(serialization.Encoding.PEM), 0o644)
+            write_atomically(path[cert["name"]] + ".crt", signed.public_bytes(serialization.Encoding.PEM), 0o644)
     module.exit_json(changed=True, issued=issue, keys_created=new_keys)
 
 

@@ -19,7 +19,8 @@ description:
     (a cluster's etcd, API server, controller manager and kwok).
   - With O(pid_dir) and O(state=stopped), every process that has a pid file in that directory: all but those
     named in O(last) at once, then those in O(last), in that order (a cluster's own components after its
-    schedulers and load test).
+    schedulers and load test). With O(remove_dir) too, that directory goes once they are all stopped (a cluster
+    torn down in one call).
 version_added: "0.1.0"
 options:
   name:
@@ -40,6 +41,13 @@ options:
     type: list
     elements: str
     default: []
+  remove_dir:
+    description:
+      - With O(pid_dir), a directory that holds it, removed with everything in it once every process is stopped.
+        Left as it is when a process could not be stopped.
+      - The processes named in O(last) then go together and are killed at once (SIGKILL right after SIGTERM)
+        after the others have stopped gracefully, since what they would keep is removed.
+    type: path
   state:
     description: C(started) or C(stopped).
     type: str
@@ -125,6 +133,12 @@ EXAMPLES = r"""
     state: stopped
     pid_dir: /tmp/c1/run
     last: [kube-apiserver, etcd]
+- name: Tear the cluster down, its directory with it
+  bench_process:
+    state: stopped
+    pid_dir: /tmp/c1/run
+    last: [kube-apiserver, etcd]
+    remove_dir: /tmp/c1
 """
 
 RETURN = r"""
@@ -140,13 +154,22 @@ pids:
   description: With O(processes), the PID of each component by name.
   returned: with O(processes)
   type: dict
+ready_s:
+  description: With O(processes), the seconds each component took from its start (or its check) until it was ready.
+  returned: with O(processes)
+  type: dict
 stopped:
   description: With O(pid_dir), the names of the processes that were running and were stopped, in order.
   returned: with O(pid_dir)
   type: list
+removed:
+  description: With O(remove_dir), whether the directory existed and was removed.
+  returned: with O(remove_dir)
+  type: bool
 """
 
 import os
+import shutil
 import signal
 import ssl
 import subprocess
@@ -298,7 +321,8 @@ COMPONENT_OPTIONS = ("name", "argv", "env", "chdir", "pid_file", "log_file", "re
 
 
 def stop_group(pids, timeout):
-    """SIGTERM every process group of ``pids`` at once, then SIGKILL what is left after ``timeout``."""
+    """SIGTERM every process group of ``pids`` at once, then SIGKILL what is left after ``timeout``; the pids that
+    still run 5 s after that."""
     for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5)):
         for pid in pids:
             try:
@@ -313,14 +337,21 @@ def stop_group(pids, timeout):
         while time.monotonic() < deadline and any(alive(pid) for pid in pids):
             time.sleep(0.1)
         if not any(alive(pid) for pid in pids):
-            return
+            return []
+    return [pid for pid in pids if alive(pid)]
 
 
-def stop_order(names, last):
-    """The pid files' names in stopping order: the waves (everything not in ``last`` at once, then each of
-    ``last`` alone, in order)."""
+def stop_order(names, last, discarded=False):
+    """The pid files' names in stopping order, as (names, seconds between SIGTERM and SIGKILL or None for the
+    stop timeout) waves: everything not in ``last`` at once, then each of ``last`` alone, in order. When the
+    components of ``last`` are ``discarded`` (their directory goes next), they go together, killed at once: a
+    graceful stop (about a second for kube-apiserver) would only keep state that is deleted anyway."""
     first = sorted(name for name in names if name not in last)
-    return ([first] if first else []) + [[name] for name in last if name in names]
+    waves = [(first, None)] if first else []
+    rest = [name for name in last if name in names]
+    if discarded:
+        return waves + ([(rest, 0.0)] if rest else [])
+    return waves + [([name], None) for name in rest]
 
 
 def stop_dir(module, params):
@@ -329,22 +360,31 @@ def stop_dir(module, params):
         names = sorted(entry[:-4] for entry in os.listdir(directory) if entry.endswith(".pid"))
     except FileNotFoundError:
         names = []
-    stopped = []
-    for wave in stop_order(names, params["last"]):
+    stopped, surviving = [], []
+    for wave, grace in stop_order(names, params["last"], discarded=bool(params["remove_dir"])):
         files = {name: os.path.join(directory, name + ".pid") for name in wave}
         running = {name: owned_pid(path) for name, path in files.items()}
         running = {name: pid for name, pid in running.items() if pid is not None}
         stopped.extend(name for name in wave if name in running)
         if not module.check_mode:
-            stop_group(list(running.values()), params["stop_timeout"])
+            surviving += stop_group(list(running.values()), params["stop_timeout"] if grace is None else grace)
             for path in files.values():
                 remove_pid_file(path)
-    module.exit_json(changed=bool(stopped), stopped=stopped, running=False)
+    result = {"changed": bool(stopped), "stopped": stopped, "running": False}
+    if params["remove_dir"] and surviving:
+        module.fail_json(msg="%s left in place: processes %s still run after SIGKILL"
+                             % (params["remove_dir"], ", ".join(str(pid) for pid in surviving)), **result)
+    if params["remove_dir"]:
+        result["removed"] = os.path.isdir(params["remove_dir"])
+        result["changed"] = result["changed"] or result["removed"]
+        if result["removed"] and not module.check_mode:
+            shutil.rmtree(params["remove_dir"])
+    module.exit_json(**result)
 
 
 def start_all(module, params):
     """Start each of O(processes) in order, each ready before the next."""
-    pids, changed = {}, False
+    pids, ready_s, changed = {}, {}, False
     for entry in params["processes"]:
         unknown = sorted(set(entry) - set(COMPONENT_OPTIONS))
         if unknown or not entry.get("name") or not entry.get("argv") or not entry.get("pid_file") or \
@@ -359,10 +399,12 @@ def start_all(module, params):
             component[key] = float(component[key])
         for key in ("log_tail", "cpus"):
             component[key] = int(component[key])
+        begun = time.monotonic()
         pid, started = ensure_started(module, component)
         pids[component["name"]] = pid
+        ready_s[component["name"]] = round(time.monotonic() - begun, 2)
         changed = changed or started
-    module.exit_json(changed=changed, pids=pids, running=not module.check_mode or not changed)
+    module.exit_json(changed=changed, pids=pids, ready_s=ready_s, running=not module.check_mode or not changed)
 
 
 def ensure_started(module, params):
@@ -389,6 +431,7 @@ def main():
             processes=dict(type="list", elements="dict"),
             pid_dir=dict(type="path"),
             last=dict(type="list", elements="str", default=[]),
+            remove_dir=dict(type="path"),
             argv=dict(type="list", elements="str"),
             env=dict(type="dict", default={}),
             chdir=dict(type="path"),
@@ -405,7 +448,7 @@ def main():
         ),
         mutually_exclusive=[("processes", "pid_dir"), ("processes", "name"), ("pid_dir", "pid_file")],
         required_one_of=[("name", "processes", "pid_dir")],
-        required_by={"name": ("pid_file",)},
+        required_by={"name": ("pid_file",), "remove_dir": ("pid_dir",)},
         supports_check_mode=True,
     )
     params = module.params
@@ -416,6 +459,9 @@ def main():
     if params["pid_dir"] is not None:
         if params["state"] != "stopped":
             module.fail_json(msg="pid_dir is for state=stopped; start several processes with processes")
+        if params["remove_dir"] and not (params["pid_dir"] + os.sep).startswith(
+                params["remove_dir"].rstrip(os.sep) + os.sep):
+            module.fail_json(msg="remove_dir %s does not hold pid_dir %s" % (params["remove_dir"], params["pid_dir"]))
         stop_dir(module, params)
     if params["state"] == "stopped":
         pid = owned_pid(params["pid_file"])

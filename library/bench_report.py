@@ -139,10 +139,10 @@ summary:
 """
 
 import os
-import tempfile
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible.module_utils.bench_atomic import write_atomically
 
 try:
     import matplotlib  # noqa: F401 - only checked here; sched_report_render imports it when drawing
@@ -186,20 +186,6 @@ def differs(path, content):
         return True
 
 
-def write_atomically(path, content):
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path), dir=directory)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(content)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     if not HAS_MATPLOTLIB:
@@ -239,7 +225,7 @@ def main():
         try:
             for name, content in contents.items():
                 if paths[name] in changed_paths:
-                    write_atomically(paths[name], content)
+                    write_atomically(paths[name], content, make_dirs=True)
         except OSError as exc:
             module.fail_json(msg="could not write the report into %s: %s" % (output_dir, exc))
 

@@ -105,7 +105,8 @@ def audit_files(audit_log):
 def compress(sources, target):
     """One gzip stream of ``sources`` in order (the lines of every file, as one log)."""
     tmp = target + ".tmp"
-    with gzip.open(tmp, "wb", compresslevel=6) as out:
+    # Level 1: the seed run's 42 MB of JSON lines still become 3.3 MB (1.9 at level 6), in a third of the time.
+    with gzip.open(tmp, "wb", compresslevel=1) as out:
         for source in sources:
             with open(source, "rb") as handle:
                 shutil.copyfileobj(handle, out, 1 << 20)

@@ -39,6 +39,7 @@ import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.bench_atomic import write_atomically
 
 
 def read_holder(path):
@@ -66,11 +67,7 @@ def write_new(path, holder):
 
 
 def replace(path, holder):
-    tmp = "%s.%d.tmp" % (path, os.getpid())
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(holder, handle)
-        handle.write("\n")
-    os.replace(tmp, path)
+    write_atomically(path, json.dumps(holder) + "\n")
 
 
 def acquire(path, holder, takeover):

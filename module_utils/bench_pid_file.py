@@ -2,13 +2,15 @@
 that a teardown after the controller died can stop them."""
 import os
 
+try:
+    from ansible.module_utils.bench_atomic import write_atomically
+except ImportError:  # imported from the project's own tools and tests, outside Ansible
+    from bench_atomic import write_atomically
+
 
 def write_pid_file(path, pid):
     """Write ``pid`` to ``path`` atomically: a reader never sees a half-written file."""
-    tmp = "%s.%d.tmp" % (path, os.getpid())
-    with open(tmp, "w", encoding="ascii") as handle:
-        handle.write("%d\n" % pid)
-    os.replace(tmp, path)
+    write_atomically(path, "%d\n" % pid)
 
 
 def remove_pid_file(path):

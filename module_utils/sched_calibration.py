@@ -11,6 +11,8 @@ ceiling. No I/O here.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -107,3 +109,57 @@ def cpu_result(rounds, python_version, duration_s):
     rates = [rate(calls, seconds) for calls, seconds in rounds]
     return {"pass": CPU_PASS, "round_s": CPU_ROUND_S, "rounds_passes_per_s": rates,
             "passes_per_s": summarize_rounds(rates), "python": python_version, "duration_s": round(duration_s, 2)}
+
+
+# Reuse: a calibration stays good for bench_calibration_max_age hours, as long as everything the probes depend on
+# (its basis) is the same. The basis is compared whole, so a field added to it makes every kept calibration stale.
+GENERATOR_FIELDS = ("submit_concurrency", "client_qps", "client_burst")
+
+
+def basis(server_version, python_version, host, job, work, fingerprint):
+    """What a calibration's figures depend on: the probes themselves, the API server's version, the Python, the
+    host (kernel, machine, CPUs), the probed Job as sent, the load generator's settings and what the play adds
+    (``fingerprint``: the runtime). Plain JSON values (as read back from a file), compared whole."""
+    return json.loads(json.dumps({
+        "probes": {"api": [API_ROUNDS, API_ROUND_S], "cpu": [CPU_ROUNDS, CPU_ROUND_S, CPU_PASS]},
+        "server_version": server_version, "python": python_version, "host": dict(host), "job": job,
+        "generator": {field: work[field] for field in GENERATOR_FIELDS},
+        "pods_per_create": pods_per_create(work), "fingerprint": dict(fingerprint or {})}, sort_keys=True))
+
+
+def basis_key(calibration_basis):
+    """A short name for a basis: the file a calibration of that basis is kept in."""
+    text = json.dumps(calibration_basis, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def measured(probes, run, taken_at):
+    """env.json's calibration of a run that measured it: the probes, when (UTC, ISO 8601) and by which run."""
+    return dict(probes, measured_at=iso_utc(taken_at), measured_by_run=run, reused=False)
+
+
+def kept_record(calibration, calibration_basis, taken_at):
+    """What is kept on the host for later runs: the calibration, its basis and its time (epoch seconds)."""
+    return {"basis": calibration_basis, "taken_at": taken_at, "calibration": calibration}
+
+
+def reusable(record, calibration_basis, now, max_age_h):
+    """The kept ``record``'s calibration marked reused, or (None, why not): a record of the same basis measured at
+    most ``max_age_h`` hours before ``now`` (epoch seconds) is good; 0 hours reuses nothing."""
+    if max_age_h <= 0:
+        return None, "bench_calibration_max_age is 0"
+    if not isinstance(record, dict) or not isinstance(record.get("calibration"), dict):
+        return None, "none kept"
+    if record.get("basis") != calibration_basis:
+        return None, "the kept one has another basis"
+    taken_at = record.get("taken_at")
+    if not isinstance(taken_at, (int, float)) or taken_at > now:
+        return None, "the kept one has no valid time"
+    age_h = (now - taken_at) / 3600.0
+    if age_h > max_age_h:
+        return None, "the kept one is %.1f h old, more than %d h" % (age_h, max_age_h)
+    return dict(record["calibration"], reused=True, age_h=round(age_h, 2)), None
+
+
+def iso_utc(epoch_s):
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch_s))

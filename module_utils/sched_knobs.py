@@ -73,6 +73,13 @@ KNOBS = (
         (calibration); the report gives each throughput as a share of the host's ceiling. About 10 s per host;
         false: no probes, and the share is n/a.""", rule="flag", recorded=True,
           see="reading-the-report.md#host-calibration"),
+    _knob("calibration_max_age", "int", 24, RUN, """
+        Hours for which a host's calibration stays good: a run reuses the last one measured in the same
+        workspace (bench_workspace/calibrations/) when it is younger and everything the probes depend on is the
+        same (the host, the API server's version, the runtime, the Python, the probed Job and the load
+        generator's settings); env.json says when and by which run it was measured. 0: measure every run.""",
+          rule="optional_count", allowed="use whole hours, 0 (measure every run) or more", recorded=True,
+          feeds=("loadtest_calibration_max_age",), see="reading-the-report.md#host-calibration"),
     _knob("external_kubeconfig", "str", "", RUN, """
         With bench_runtime external: the kubeconfig (on the host) of the cluster to benchmark. Only the run's
         namespace, fake nodes and kwok process are created there, and removed afterwards.""",

@@ -9,7 +9,6 @@ import csv
 import io
 import json
 import os
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -20,6 +19,7 @@ from ansible.module_utils import sched_metrics as metrics
 from ansible.module_utils import sched_scenario_objects as scenario_objects
 from ansible.module_utils import sched_scenario_records as scenario_records
 from ansible.module_utils import sched_workloads as workloads
+from ansible.module_utils.bench_atomic import write_atomically
 from ansible.module_utils.sched_client import (
     PodWatch,
     RateLimiter,
@@ -433,10 +433,6 @@ def write_files(output_dir, summary, pods_csv, timeline, more=None):
     paths = []
     for name, text in contents.items():
         path = os.path.join(output_dir, name)
-        handle, tmp = tempfile.mkstemp(prefix="." + name, dir=output_dir)
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        write_atomically(path, text)
         paths.append(path)
     return paths

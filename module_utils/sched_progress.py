@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
+
+try:
+    from ansible.module_utils.bench_atomic import write_atomically
+except ImportError:  # imported from the project's own tools and tests, outside Ansible
+    from bench_atomic import write_atomically
 
 
 def eta_seconds(done, total, elapsed):
@@ -52,12 +56,8 @@ class ProgressFile:
         self.update(force=True, phase="finished", outcome=outcome, done=True)
 
     def _write(self):
-        directory = os.path.dirname(self.path) or "."
         try:
-            os.makedirs(directory, exist_ok=True)
-            handle, tmp = tempfile.mkstemp(prefix=".progress", dir=directory)
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump({k: v for k, v in self.state.items() if k != "phase_start"}, out, sort_keys=True)
-            os.replace(tmp, self.path)
+            write_atomically(self.path, json.dumps({k: v for k, v in self.state.items() if k != "phase_start"},
+                                                   sort_keys=True), make_dirs=True)
         except OSError:
             pass   # progress is a courtesy: never fail the test for it

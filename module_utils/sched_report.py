@@ -339,9 +339,11 @@ def environment_tables(run):
 
 
 CALIBRATION_HEADERS = ["Host", "API create ceiling (Jobs/s)", "API spread (%)", "Ceiling (pods/s)",
-                       "CPU probe (passes/s)", "CPU spread (%)", "Python", "Probe time (s), API / CPU"]
+                       "CPU probe (passes/s)", "CPU spread (%)", "Python", "Probe time (s), API / CPU", "Measured"]
 CALIBRATION_NOTE = (
-    "Measured once per host, on its first fresh cluster before any scheduler (bench_calibrate): each probe's median "
+    "Measured once per host, on its first fresh cluster before any scheduler (bench_calibrate), or reused from an "
+    "earlier run of the same host, versions and load generator for bench_calibration_max_age hours (Measured says "
+    "which run measured it and when): each probe's median "
     "over its rounds, their min–max in parentheses, and the spread, (max − min) / median. The API create ceiling "
     "is how many suspended Jobs a second the load generator (its concurrency and client rate limit) created on the "
     "cluster, with nothing else running on it; in pods/s, times the pods per job. The CPU probe is passes of a fixed "
@@ -366,7 +368,18 @@ def calibration_row(host, calibration):
             Cell(format_number(number_at(cpu, ("passes_per_s", "spread_pct")))),
             Cell(str(cpu.get("python") or NOT_AVAILABLE)),
             Cell("%s / %s" % (format_number(number_at(api, ("duration_s",))),
-                              format_number(number_at(cpu, ("duration_s",)))))]
+                              format_number(number_at(cpu, ("duration_s",))))),
+            Cell(measured_cell(calibration))]
+
+
+def measured_cell(calibration):
+    """When and by which run a host's calibration was measured: this run, or an earlier one it reused."""
+    if not calibration.get("measured_at"):
+        return NOT_AVAILABLE
+    if not calibration.get("reused"):
+        return "this run, %s" % calibration["measured_at"]
+    return "reused: run %s, %s (%s h before)" % (calibration.get("measured_by_run") or NOT_AVAILABLE,
+                                                 calibration["measured_at"], format_number(calibration.get("age_h")))
 
 
 def calibration_table(run):

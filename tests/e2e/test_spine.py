@@ -82,6 +82,9 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
     assert api["ceiling_pods_per_s"] == round(api["jobs_per_s"]["median"] * 3, 1)
     assert summary["share_of_host_ceiling"] == round(summary["throughput_pods_per_s"] / api["ceiling_pods_per_s"], 4)
     assert env["knobs"]["calibrate"] is True
+    # Nothing to reuse in a new workspace: measured by this run, and kept there for the next.
+    assert env["calibration"]["reused"] is False and env["calibration"]["measured_by_run"] == env["run_id"]
+    assert len(os.listdir(os.path.join(bench_vars["bench_workspace"], "calibrations"))) == 1
     # The audit log shows the probe's Jobs created and deleted, none touched by the job controller (no status, no
     # pod, no event), and the scheduler's first request after the last of them.
     calibration = [event for event in audit_events(env["audit_log"]["on_host"])
@@ -131,7 +134,7 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
     # A second teardown finds nothing to stop.
     again = run_playbook(tmp_path, "playbooks/teardown.yml", bench_vars, label="teardown")
     assert again.rc == 0, failure_text(again)
-    stops = task_results(again, "Stop the processes of the cluster")
+    stops = task_results(again, "Stop the processes of the cluster and remove its directory")
     assert stops and not any(result.get("res", {}).get("changed") for result in stops)
     assert processes_mentioning(workspace) == []
 

@@ -100,7 +100,8 @@ def process_runs(pid):
 
 
 def test_teardown_after_the_controller_is_killed_stops_every_process(tmp_path, bench_vars):
-    extravars = dict(bench_vars, **SLOW)
+    # With the host calibration on, measured before the kill: the next run reuses it.
+    extravars = dict(bench_vars, bench_calibrate=True, **SLOW)
     thread, runner = start_async(tmp_path, extravars, "killed")
     wait_until_binding(runner, bench_vars["bench_workspace"])
     run_dir = os.path.join(bench_vars["bench_workspace"], "clusters", "bench", "run")
@@ -140,8 +141,18 @@ def test_teardown_after_the_controller_is_killed_stops_every_process(tmp_path, b
     with open(os.path.join(earlier, "summary.json"), encoding="utf-8") as handle:
         assert handle.read() == '{"complete": true}\n'
     # The next run needs no manual step.
-    again = dict(bench_vars, bench_run_id=bench_vars["bench_run_id"] + "-next", **SMALL)
+    # Its Jobs shaped as the killed run's (3 pods, their default duration): the calibration's basis is the same.
+    again = dict(bench_vars, bench_run_id=bench_vars["bench_run_id"] + "-next", bench_calibrate=True,
+                 **dict(SMALL, bench_pods_per_job=SLOW["bench_pods_per_job"], bench_pod_duration=30))
     runner = run_playbook(tmp_path, "bench.yml", again, label="next")
     assert runner.rc == 0, failure_text(runner)
     assert summary(bench_vars, again["bench_run_id"])["complete"] is True
+    # The killed run's calibration, kept in the workspace: the same host, versions and load generator, minutes old.
+    with open(os.path.join(bench_vars["bench_results_dir"], again["bench_run_id"], "localhost", "default", "env.json"),
+              encoding="utf-8") as handle:
+        calibration = json.load(handle)["calibration"]
+    assert calibration["reused"] is True and calibration["measured_by_run"] == bench_vars["bench_run_id"]
+    assert 0 <= calibration["age_h"] < 0.5 and calibration["api_create"]["ceiling_pods_per_s"] > 0
+    assert task_results(runner, "Measure the host's API create ceiling and single-core CPU speed")[0]["res"][
+        "changed"] is False
     assert processes_mentioning(bench_vars["bench_workspace"]) == []

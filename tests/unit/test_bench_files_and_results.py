@@ -19,7 +19,7 @@ def test_modes_are_octal_strings_or_yaml_numbers():
 def test_a_file_is_written_only_when_its_content_or_mode_differ(tmp_path):
     path = str(tmp_path / "state.json")
     assert bench_files.needs_write(path, b"{}", 0o600)
-    bench_files.write(path, b"{}", 0o600)
+    bench_files.write_atomically(path, b"{}", 0o600)
     assert open(path, "rb").read() == b"{}" and (os.stat(path).st_mode & 0o777) == 0o600
     assert not bench_files.needs_write(path, b"{}", 0o600)
     assert bench_files.needs_write(path, b"{ }", 0o600)

@@ -13,15 +13,25 @@ def test_no_limit_or_a_limit_above_the_machine_restricts_nothing():
     assert bench_process.pick_cpus({0, 1}, 8) is None
 
 
+CLUSTER = ["kwok", "kube-controller-manager", "kube-apiserver", "etcd"]
+
+
 def test_stopping_a_directory_takes_the_others_at_once_then_the_last_in_order():
     names = ["kube-apiserver", "etcd", "kube-scheduler", "loadtest", "kwok", "kube-controller-manager"]
-    assert bench_process.stop_order(names, ["kwok", "kube-controller-manager", "kube-apiserver", "etcd"]) == [
-        ["kube-scheduler", "loadtest"], ["kwok"], ["kube-controller-manager"], ["kube-apiserver"], ["etcd"]]
+    assert bench_process.stop_order(names, CLUSTER) == [
+        (["kube-scheduler", "loadtest"], None), (["kwok"], None), (["kube-controller-manager"], None),
+        (["kube-apiserver"], None), (["etcd"], None)]
+    # A cluster torn down with its directory: the scheduler and the load test stop gracefully (the load test
+    # writes what it measured), then the cluster's components are killed together.
+    assert bench_process.stop_order(names, CLUSTER, discarded=True) == [
+        (["kube-scheduler", "loadtest"], None), (["kwok", "kube-controller-manager", "kube-apiserver", "etcd"], 0.0)]
 
 
 def test_stopping_a_directory_skips_what_has_no_pid_file():
-    assert bench_process.stop_order(["etcd"], ["kwok", "etcd"]) == [["etcd"]]
+    assert bench_process.stop_order(["etcd"], ["kwok", "etcd"]) == [(["etcd"], None)]
     assert bench_process.stop_order([], ["etcd"]) == []
+    assert bench_process.stop_order([], ["etcd"], discarded=True) == []
+    assert bench_process.stop_order(["loadtest"], CLUSTER, discarded=True) == [(["loadtest"], None)]
 
 
 def test_stop_group_ends_real_processes_and_their_children(tmp_path):

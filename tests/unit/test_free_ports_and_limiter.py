@@ -123,3 +123,14 @@ def test_each_object_of_a_job_is_one_rate_limited_request_to_its_api():
                      ("create_namespaced_pod", "ns", "job-00003-0"), ("create_namespaced_pod", "ns", "job-00003-1")]
     # A token before every request, none spent twice.
     assert tokens == [0, 1, 2]
+
+
+def test_a_state_file_gives_the_ports_to_keep(tmp_path):
+    state = tmp_path / "state.json"
+    assert bench_free_ports.read_ports(str(state)) == {}          # no cluster here yet
+    state.write_text('{"name": "bench", "ports": {"etcd_client": 21001, "apiserver": 21003}}')
+    assert bench_free_ports.read_ports(str(state)) == {"etcd_client": 21001, "apiserver": 21003}
+    for broken in ("not json", '{"ports": {"apiserver": "21003"}}', '["ports"]'):
+        state.write_text(broken)
+        with pytest.raises(ValueError, match="state.json is not a state file with ports"):
+            bench_free_ports.read_ports(str(state))

@@ -652,15 +652,18 @@ def test_report_playbook_refuses_a_bad_gate_in_one_line(tmp_path):
 
 def test_host_calibration_is_shown_and_each_throughput_as_a_share_of_its_hosts_ceiling(tmp_path):
     import sched_calibration as cal
-    calibration = {"api_create": cal.api_result([(498, 1.0), (512, 1.0), (505, 1.0)], 3, 6.321),
-                   "cpu": cal.cpu_result([(400, 1.0), (380, 1.0), (420, 1.0)], "3.11.7", 3.004)}
+    calibration = cal.measured({"api_create": cal.api_result([(498, 1.0), (512, 1.0), (505, 1.0)], 3, 6.321),
+                                "cpu": cal.cpu_result([(400, 1.0), (380, 1.0), (420, 1.0)], "3.11.7", 3.004)},
+                               "night-1", 1_000_000)
+    # Host b reuses a calibration measured 5.25 h before its run.
+    reused = dict(calibration, reused=True, age_h=5.25)
     # The ceiling is 505 Jobs/s x 3 pods = 1515 pods/s: 120 pods/s is 0.0792 of it, 60 pods/s 0.0396.
     ceiling = calibration["api_create"]["ceiling_pods_per_s"]
     run_dir = tmp_path / "r"
-    for host, throughput in (("a", 120.0), ("b", 60.0)):
+    for host, throughput, kept in (("a", 120.0, calibration), ("b", 60.0, reused)):
         write_result(str(run_dir / host / "default"),
                      summary(throughput=throughput, share_of_host_ceiling=cal.share_of_ceiling(throughput, ceiling)),
-                     env_doc=env(host, calibration=calibration))
+                     env_doc=env(host, calibration=kept))
     write_result(str(run_dir / "c" / "default"), summary(throughput=90.0), env_doc=env("c"))
     run = run_data.load_run(str(run_dir))
     built = report.build_report(run)
@@ -670,8 +673,10 @@ def test_host_calibration_is_shown_and_each_throughput_as_a_share_of_its_hosts_c
     assert cell(report.fleet_table(run), "default", "Share of host ceiling") == "0.0594 (0.0396–0.0792)"
     table = report.calibration_table(run)
     assert [cell(table, "a", header) for header in table.headers[1:]] == [
-        "505 (498–512)", "2.8", "1515", "400 (380–420)", "10", "3.11.7", "6.32 / 3"]
-    assert [cell(table, "c", header) for header in table.headers[1:]] == ["n/a"] * 7
+        "505 (498–512)", "2.8", "1515", "400 (380–420)", "10", "3.11.7", "6.32 / 3",
+        "this run, 1970-01-12T13:46:40Z"]
+    assert cell(table, "b", "Measured") == "reused: run night-1, 1970-01-12T13:46:40Z (5.25 h before)"
+    assert [cell(table, "c", header) for header in table.headers[1:]] == ["n/a"] * 8
     markdown = render.render_markdown(built)
     environment = markdown[markdown.index("## Environment"):]
     assert "### Host calibration" in environment and "| a | 505 (498–512) | 2.8 | 1515 |" in environment

@@ -1,4 +1,5 @@
 """The host calibration's arithmetic (module_utils/sched_calibration.py), on hand-computed cases."""
+import json
 import threading
 
 import pytest
@@ -118,3 +119,42 @@ def test_the_module_documents_its_return_as_the_functions_build_it():
     api = cal.api_result([(498, 1.0), (512, 1.0), (505, 1.0)], 3, 6.3)
     assert sorted(sample["api_create"]) == sorted(api)
     assert sorted(sample["cpu"]) == sorted(cal.cpu_result([(1, 1.0)], "3.11.2", 3.0))
+    assert sorted(sample) == sorted(cal.measured({"api_create": api, "cpu": {}}, "r1", 0))
+
+
+WORK = dict(nodes=3, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=2, pods_per_job=3, pod_cpu="1",
+            pod_memory="200Mi", pod_duration=30.0, pod_creation="job-controller", submit_concurrency=16,
+            client_qps=1000.0, client_burst=1000)
+HOST = {"name": "lab-01", "kernel": "6.1.0", "machine": "x86_64", "cpus": 2, "cpu_model": "Xeon"}
+
+
+def basis_of(work=WORK, server="v1.32.2", python="3.11.2", host=HOST, runtime="binary"):
+    job = w.calibration_job(0, w.Target("default", "calibration", ""), work)
+    return cal.basis(server, python, host, job, work, {"runtime": runtime})
+
+
+def test_a_kept_calibration_is_reused_only_while_young_and_of_the_same_basis():
+    probes = {"api_create": {"ceiling_pods_per_s": 1500.0}, "cpu": {"python": "3.11.2"}}
+    kept = cal.measured(probes, "night-1", 1_000_000)
+    assert kept["measured_at"] == "1970-01-12T13:46:40Z" and kept["measured_by_run"] == "night-1"
+    assert kept["reused"] is False
+    record = json.loads(json.dumps(cal.kept_record(kept, basis_of(), 1_000_000)))   # as read back from its file
+    # 23.5 h later: reused, marked so, with its age.
+    reused, why = cal.reusable(record, basis_of(), 1_000_000 + 23.5 * 3600, 24)
+    assert why is None and reused == dict(kept, reused=True, age_h=23.5)
+    # 24.5 h later, or with reuse off: measured again, and the reason says why.
+    assert cal.reusable(record, basis_of(), 1_000_000 + 24.5 * 3600, 24) == (
+        None, "the kept one is 24.5 h old, more than 24 h")
+    assert cal.reusable(record, basis_of(), 1_000_001, 0) == (None, "bench_calibration_max_age is 0")
+    assert cal.reusable(None, basis_of(), 1_000_001, 24) == (None, "none kept")
+    assert cal.reusable(dict(record, taken_at=2_000_000), basis_of(), 1_000_001, 24)[0] is None   # from the future
+    # Anything the figures depend on that differs makes it stale.
+    for other in (basis_of(server="v1.27.1"), basis_of(python="3.12.1"), basis_of(runtime="kind"),
+                  basis_of(host=dict(HOST, cpus=4)), basis_of(work=dict(WORK, pods_per_job=1)),
+                  basis_of(work=dict(WORK, client_qps=50.0)), basis_of(work=dict(WORK, pod_memory="1Gi")),
+                  basis_of(work=dict(WORK, pod_creation="direct"))):
+        assert cal.reusable(record, other, 1_000_001, 24) == (None, "the kept one has another basis")
+        assert cal.basis_key(other) != cal.basis_key(basis_of())
+    # What only sizes the run (nodes, jobs) does not: a small run reuses a seed-size run's calibration.
+    assert basis_of(work=dict(WORK, nodes=100, jobs=1000)) == basis_of()
+    assert cal.basis_key(basis_of()) == cal.basis_key(json.loads(json.dumps(basis_of())))
