@@ -70,8 +70,9 @@ KNOBS = (
         Measure the host's calibration probes once per run, on the first fresh cluster before any scheduler: the
         API server's create ceiling (the load generator creating suspended Jobs for three rounds of a second) and
         a single-core CPU probe (three rounds of a second of fixed Python work). Recorded in env.json
-        (calibration); the report gives each throughput as a share of the host's ceiling. About 10 s per host;
-        false: no probes, and the share is n/a.""", rule="flag", recorded=True,
+        (calibration); the report gives each throughput as a share of the host's ceiling. About 10 s per host, then
+        reused for bench_calibration_max_age hours; false: no probes, and the share is n/a.""", rule="flag",
+          recorded=True,
           see="reading-the-report.md#host-calibration"),
     _knob("calibration_max_age", "int", 24, RUN, """
         Hours for which a host's calibration stays good: a run reuses the last one measured in the same
