@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup bench bench-scale test test-fast test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen teardown report knobs clean
+.PHONY: setup bench bench-scale test test-fast test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen fetch teardown report knobs clean
 
 ## setup: create .venv with the pinned Python packages (fast when done)
 setup: $(VENV)/.installed
@@ -25,6 +25,10 @@ bench: setup
 ## bench-scale: ten times the seed on this machine: 1,000 fake nodes, 10,000 jobs x 3 pods, default scheduler
 bench-scale: setup
 	ansible-playbook bench.yml -i inventories/local -e bench_nodes=1000 -e bench_jobs=10000 -e bench_timeout=3600 $(ARGS)
+
+## fetch: bring back what an interrupted run measured on this machine and report it: make fetch RUN=<run_id>
+fetch: setup
+	ansible-playbook playbooks/fetch.yml -i inventories/local -e bench_run_id=$(RUN) $(ARGS)
 
 ## teardown: stop any benchmark cluster left on this machine
 teardown: setup

@@ -10,10 +10,20 @@ from __future__ import annotations
 
 import datetime
 import getpass
+import json
 import os
+import select
+import shlex
 import socket
+import subprocess
+import sys
 
 from ansible.plugins.action import ActionBase
+
+GUARD_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils",
+                          "bench_host_guard.py")
+sys.path.insert(0, os.path.dirname(GUARD_FILE))
+from bench_host_guard import CLEANUP_S, READY, guard_argv, start_ticks  # noqa: E402 - module_utils is not a package here
 
 
 def ansible_runs(pid):
@@ -35,7 +45,7 @@ def describe(holder):
 
 
 class ActionModule(ActionBase):
-    _VALID_ARGS = frozenset(("path", "run_id", "state"))
+    _VALID_ARGS = frozenset(("path", "run_id", "state", "workspace", "guard_timeout", "guard_commands"))
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
@@ -82,8 +92,56 @@ class ActionModule(ActionBase):
                 "%s is busy: %s holds %s; wait for it, or give this run its own bench_workspace (and "
                 "bench_port_range_start/end); a lock left by a dead run of another controller is removed by "
                 "make teardown" % (task_vars.get("inventory_hostname"), describe(current), args["path"])))
-        return dict(result, changed=True, acquired=True, holder=acquired.get("holder"),
-                    taken_over=acquired.get("taken_over"))
+        result.update(changed=True, acquired=True, holder=acquired.get("holder"), taken_over=acquired.get("taken_over"))
+        if args.get("workspace"):
+            result["guard"] = self._start_guard(args, holder)
+            if not result["guard"].get("pid"):
+                result.setdefault("warnings", []).append(
+                    "no host-side guard for this run: %s; an interrupted run leaves its processes until the next run "
+                    "or make teardown" % result["guard"]["reason"])
+        return result
+
+    def _guard_command(self, guard_config):
+        """The keeper's command line for this host's connection, or None with the reason."""
+        interpreter = self._vars.get("ansible_python_interpreter") or \
+            (self._vars.get("ansible_facts") or {}).get("discovered_interpreter_python") or "python3"
+        interpreter = self._templar.template(interpreter)
+        argv = guard_argv(interpreter, guard_config)
+        kind = self._connection.transport.rsplit(".", 1)[-1]
+        if kind == "local":
+            return argv, None
+        if kind == "ssh" and hasattr(self._connection, "_build_command"):
+            self._connection.host = self._connection.get_option("host") or self._play_context.remote_addr
+            command = self._connection._build_command(  # noqa: SLF001 - Ansible's own ssh command line for this host
+                self._connection.get_option("ssh_executable"), "ssh", self._connection.host, shlex.join(argv))
+            return [part.decode() if isinstance(part, bytes) else part for part in command], None
+        if kind == "docker" and hasattr(self._connection, "_build_exec_cmd"):
+            command = self._connection._build_exec_cmd(argv)  # noqa: SLF001 - the collection's docker exec command line
+            return [part.decode() if isinstance(part, bytes) else part for part in command], None
+        return None, "the %s connection has no lifeline (local, ssh and docker do)" % kind
+
+    def _start_guard(self, args, holder):
+        """Start the keeper of this host's guard (module_utils/bench_host_guard.py) in a session of its own."""
+        guard_config = dict(lock=args["path"], run_id=holder["run_id"], workspace=args["workspace"],
+                            timeout_s=float(args.get("guard_timeout") or 20),
+                            commands=[[str(part) for part in argv] for argv in args.get("guard_commands") or []])
+        command, reason = self._guard_command(guard_config)
+        if command is None:
+            return dict(reason=reason)
+        keeper = dict(command=command, parent=holder["pid"], parent_ticks=start_ticks(holder["pid"]),
+                      cleanup_s=guard_config["timeout_s"] + CLEANUP_S)
+        try:
+            process = subprocess.Popen(  # noqa: S603 - our own script
+                [sys.executable, GUARD_FILE, "keep", json.dumps(keeper)], stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+        except OSError as exc:
+            return dict(reason="could not start its keeper: %s" % exc)
+        ready, _, _ = select.select([process.stdout], [], [], 40)
+        line = process.stdout.readline().decode("utf-8", "replace").strip() if ready else "no answer in 40 s"
+        process.stdout.close()
+        if not line.startswith(READY):
+            return dict(reason=line or "its keeper ended at once")
+        return dict(pid=int(line.split()[-1]), keeper_pid=process.pid, timeout_s=guard_config["timeout_s"])
 
     def _run_module(self, module_args):
         return self._execute_module(module_name="bench_run_lock", module_args=module_args,

@@ -178,39 +178,8 @@ import urllib.error
 import urllib.request
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.bench_host_guard import alive, owned_pid, stop_group, stop_order
 from ansible.module_utils.bench_pid_file import remove_pid_file, write_pid_file
-from ansible.module_utils.sched_cost import read_pid
-
-
-def cmdline(pid):
-    try:
-        with open("/proc/%d/cmdline" % pid, "rb") as handle:
-            return [part.decode("utf-8", "replace") for part in handle.read().split(b"\0") if part]
-    except OSError:
-        return None
-
-
-def alive(pid):
-    """True when pid runs and is not a zombie."""
-    try:
-        with open("/proc/%d/stat" % pid, encoding="ascii", errors="replace") as handle:
-            state = handle.read().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state not in ("Z", "X")
-
-
-def owned_pid(pid_file, expect_argv=None):
-    """The PID in pid_file if that process still runs (and runs expect_argv, if given)."""
-    pid = read_pid(pid_file)
-    if pid is None or not alive(pid):
-        return None
-    running = cmdline(pid)
-    if running is None:
-        return None
-    if expect_argv is not None and running != list(expect_argv):
-        return None
-    return pid
 
 
 def log_tail(path, lines):
@@ -312,7 +281,7 @@ def wait_ready(module, params, process):
                 % (params["name"], url, params["ready_timeout"], params["log_file"],
                    log_tail(params["log_file"], params["log_tail"])),
                 running=False)
-        time.sleep(0.2)
+        time.sleep(0.05)
 
 
 # The per-component options, which O(processes) entries may set and whose module values are their defaults.
@@ -320,38 +289,8 @@ COMPONENT_OPTIONS = ("name", "argv", "env", "chdir", "pid_file", "log_file", "re
                      "ready_key", "ready_timeout", "stop_timeout", "log_tail", "cpus")
 
 
-def stop_group(pids, timeout):
-    """SIGTERM every process group of ``pids`` at once, then SIGKILL what is left after ``timeout``; the pids that
-    still run 5 s after that."""
-    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5)):
-        for pid in pids:
-            try:
-                group = os.getpgid(pid)
-                if group == pid:
-                    os.killpg(group, sig)
-                else:
-                    os.kill(pid, sig)
-            except (OSError, ProcessLookupError):
-                pass
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline and any(alive(pid) for pid in pids):
-            time.sleep(0.1)
-        if not any(alive(pid) for pid in pids):
-            return []
-    return [pid for pid in pids if alive(pid)]
 
 
-def stop_order(names, last, discarded=False):
-    """The pid files' names in stopping order, as (names, seconds between SIGTERM and SIGKILL or None for the
-    stop timeout) waves: everything not in ``last`` at once, then each of ``last`` alone, in order. When the
-    components of ``last`` are ``discarded`` (their directory goes next), they go together, killed at once: a
-    graceful stop (about a second for kube-apiserver) would only keep state that is deleted anyway."""
-    first = sorted(name for name in names if name not in last)
-    waves = [(first, None)] if first else []
-    rest = [name for name in last if name in names]
-    if discarded:
-        return waves + ([(rest, 0.0)] if rest else [])
-    return waves + [([name], None) for name in rest]
 
 
 def stop_dir(module, params):

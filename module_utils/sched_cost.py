@@ -12,6 +12,11 @@ from __future__ import annotations
 import os
 import resource
 
+try:
+    from ansible.module_utils.bench_host_guard import read_pid
+except ImportError:  # imported from the project's own tools and tests, outside Ansible
+    from bench_host_guard import read_pid
+
 # /proc/<pid>/stat fields after the command name (which may contain spaces and
 # parentheses, so parsing starts after its last ')'): field 14 utime and
 # 15 stime, in clock ticks; here 0-based after ')' as index 11 and 12.
@@ -51,14 +56,6 @@ def count_cpus(cpu_list):
         low, _, high = part.partition("-")
         total += int(high or low) - int(low) + 1
     return total
-
-
-def read_pid(pid_file):
-    try:
-        with open(pid_file, encoding="ascii") as handle:
-            return int(handle.read().strip())
-    except (OSError, ValueError):
-        return None
 
 
 def sample(pid_files, proc_root="/proc"):

@@ -9,7 +9,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # tests/ itself: the test infrastructure the tests share with the test machines' tools (tests/infra, imported as
 # infra.<module>), as pytest's default import mode also has it.
-for sub in ("module_utils", "filter_plugins", "library", "action_plugins", "tests"):
+for sub in ("module_utils", "filter_plugins", "library", "action_plugins", "callback_plugins", "tests"):
     path = os.path.join(ROOT, sub)
     if path not in sys.path:
         sys.path.insert(0, path)

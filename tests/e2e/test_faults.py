@@ -1,6 +1,6 @@
-"""Faults on the binary runtime: a component dies mid-run, the playbook is interrupted.
-The run says what happened, keeps what was measured, leaves nothing running, and the
-next run starts clean."""
+"""Faults on the binary runtime: a component dies mid-run, the playbook is interrupted (Ctrl-C, SIGTERM,
+SIGKILL). The run says what happened, keeps what was measured, leaves nothing running (an interrupted one
+through the host's guard), and the next run starts clean."""
 import json
 import os
 import re
@@ -102,33 +102,74 @@ def test_component_dying_mid_run_keeps_what_was_measured(tmp_path, bench_vars, c
         clean_run_succeeds(tmp_path, bench_vars)
 
 
-def test_interrupted_playbook_is_cleaned_up_by_the_next_run(tmp_path, bench_vars):
-    extravars = dict(bench_vars, **SLOW)
-    thread, runner = start_async(tmp_path, extravars, "interrupt")
-    wait_until_binding(runner, bench_vars["bench_workspace"])
+# The seed's size (100 nodes, 1,000 jobs of 3 pods) with a slow scheduler: a full control plane and a load test
+# that would keep running for minutes.
+SEED_SLOW = dict(SLOW, bench_nodes=100, bench_jobs=1000, bench_timeout=600)
+
+
+def ppid(pid):
+    try:
+        with open("/proc/%d/stat" % pid, encoding="ascii") as handle:
+            return int(handle.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def interrupt(how, pids):
+    """Interrupt ansible-playbook (``pids``: it and its workers) as a user, a CI runner or the OOM killer would."""
+    main = next(pid for pid in pids if ppid(pid) not in pids)
+    if how == "ctrl-c":
+        # What the terminal does: SIGINT to the foreground process group (ansible-runner's pty is not ours).
+        group = os.getpgid(main)
+        assert group != os.getpgrp()
+        os.killpg(group, signal.SIGINT)
+    else:
+        os.kill(main, {"sigterm": signal.SIGTERM, "sigkill": signal.SIGKILL}[how])
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm", "sigkill"])
+def test_an_interrupted_run_stops_on_the_host_and_keeps_what_it_measured(tmp_path, bench_vars, how):
+    workspace = bench_vars["bench_workspace"]
+    thread, runner = start_async(tmp_path, dict(bench_vars, **SEED_SLOW), how)
+    wait_until_binding(runner, workspace)
+    runner_dir = str(tmp_path / ("runner-" + how))
 
     def our_load_tests():
         """This run's load test processes: they inherit the play's environment, which names its runner directory
         (other sessions' load tests may run meanwhile)."""
-        ours = {pid for pid, _ in processes_mentioning(str(tmp_path / "runner-interrupt"))}
+        ours = {pid for pid, _ in processes_mentioning(runner_dir)}
         return [(pid, cmdline) for pid, cmdline in processes_mentioning("AnsiballZ_sched_loadtest") if pid in ours]
 
     assert our_load_tests(), "the run's load test is not among the processes"
-    # What a Ctrl-C at the terminal does: SIGINT to ansible-playbook and its workers.
-    playbook_processes = [pid for pid, cmdline in processes_mentioning(str(tmp_path / "runner-interrupt"))
-                          if "ansible-playbook" in cmdline]
-    assert playbook_processes
-    for pid in playbook_processes:
-        try:
-            os.kill(pid, signal.SIGINT)
-        except ProcessLookupError:   # a worker that finished in the meantime
-            pass
-    thread.join(300)
-    assert runner.status != "successful"
-    # Whatever the interruption left behind, the next run on the host starts clean.
-    clean_run_succeeds(tmp_path, bench_vars)
-    # The load test ran in the background on the host: it must not outlive the run.
-    deadline = time.monotonic() + 60
-    while our_load_tests() and time.monotonic() < deadline:
+    assert os.path.exists(os.path.join(workspace, "run.lock"))
+    playbook = {pid for pid, cmdline in processes_mentioning(runner_dir) if "ansible-playbook" in cmdline}
+    interrupted_at = time.monotonic()
+    interrupt(how, playbook)
+
+    # With no other command run: within 60 s nothing of the run is left on the host and its lock is free.
+    def left():
+        return (processes_mentioning(workspace) + our_load_tests()
+                + ([(0, "run.lock")] if os.path.exists(os.path.join(workspace, "run.lock")) else []))
+
+    while left() and time.monotonic() < interrupted_at + 60:
         time.sleep(1)
-    assert our_load_tests() == []
+    assert left() == [], "60 s after the interruption (%s): %s" % (how, left())
+    print("%s: the host was clean %.1f s after the interruption" % (how, time.monotonic() - interrupted_at))
+    thread.join(120)
+    assert runner.status != "successful"
+    if how != "sigkill":
+        assert "Interrupted by SIG" in runner.stdout.read(), "no line says what was interrupted"
+
+    # What was measured comes back with one command and is reported as incomplete.
+    fetched = run_playbook(tmp_path, "playbooks/fetch.yml", bench_vars, label="fetch")
+    assert fetched.rc == 0, failure_text(fetched)
+    run_dir = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"])
+    summary = load_json(run_dir, "localhost", "default", "summary.json")
+    assert summary["complete"] is False
+    assert "interrupted" in summary["reason"], summary["reason"]
+    assert 0 < summary["pods_bound"] < 3000, summary["pods_bound"]
+    with open(os.path.join(run_dir, "report.md"), encoding="utf-8") as handle:
+        assert "default: incomplete: interrupted" in handle.read()
+    if how == "sigkill":
+        # The next run on the host needs no manual step either.
+        clean_run_succeeds(tmp_path, bench_vars)
