@@ -42,18 +42,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.bench_atomic import write_atomically
-
-
-def read_holder(path):
-    """The holder named in the lock file, {} when there is none, {'run_id': '?'} when it cannot be read."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            holder = json.load(handle)
-        return holder if isinstance(holder, dict) else {"run_id": "?"}
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError):
-        return {"run_id": "?"}
+from ansible.module_utils.bench_host_guard import read_holder
 
 
 def write_new(path, holder):

@@ -134,14 +134,22 @@ def guard_waves(pid_files):
     return [(paths, grace) for paths, grace in ((tests, LOADTEST_GRACE_S), (others, OTHERS_GRACE_S)) if paths]
 
 
-# -- the guard, on the host ----------------------------------------------------------------------------
+# -- the run's lock (also bench_run_lock's) and the guard, on the host ----------------------------------
+def read_holder(path):
+    """The holder named in the lock file, {} when there is none, {'run_id': '?'} when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            holder = json.load(handle)
+        return holder if isinstance(holder, dict) else {"run_id": "?"}
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError):
+        return {"run_id": "?"}
+
+
 def lock_names(lock, run_id):
     """True when the lock file exists and names ``run_id``."""
-    try:
-        with open(lock, encoding="utf-8") as handle:
-            return json.load(handle).get("run_id") == run_id
-    except (OSError, ValueError, AttributeError):
-        return False
+    return read_holder(lock).get("run_id") == run_id
 
 
 def verdict(lock_ours, stdin_closed, silent_s, timeout_s):
