@@ -94,8 +94,7 @@ KNOBS = (
         Seconds a host's guard waits for a heartbeat from the controller before it takes the run for lost and
         stops what the run started there (the cluster, the scheduler, kwok, the load test, which writes what it
         measured) and releases the host's lock. A controller that dies is noticed at once; this covers a lost
-        connection or a controller that sleeps.""", rule="positive", allowed="use whole seconds, 1 or more",
-          see="troubleshooting.md#an-interrupted-run"),
+        connection or a controller that sleeps.""", rule="count", see="troubleshooting.md#an-interrupted-run"),
     _knob("throttle", "int", 0, RUN, """
         At most this many hosts run a step of the benchmark at the same time (0: all of them, up to ansible.cfg's
         forks). Lower it when the hosts share something that a build or a run would saturate, such as a network
