@@ -23,19 +23,16 @@ from ansible.plugins.action import ActionBase
 GUARD_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils",
                           "bench_host_guard.py")
 sys.path.insert(0, os.path.dirname(GUARD_FILE))
-from bench_host_guard import CLEANUP_S, READY, guard_argv, start_ticks  # noqa: E402 - module_utils is not a package here
+from bench_host_guard import CLEANUP_S, READY, alive, cmdline, guard_argv, start_ticks  # noqa: E402 - module_utils is not a package here
 
 
 def ansible_runs(pid):
     """True when pid is a live ansible process on this machine."""
     try:
-        with open("/proc/%d/cmdline" % int(pid), "rb") as handle:
-            cmdline = handle.read()
-        with open("/proc/%d/stat" % int(pid), encoding="ascii", errors="replace") as handle:
-            state = handle.read().rsplit(")", 1)[1].split()[0]
-    except (OSError, ValueError, TypeError, IndexError):
+        pid = int(pid)
+    except (TypeError, ValueError):
         return False
-    return state not in ("Z", "X") and b"ansible" in cmdline
+    return alive(pid) and any("ansible" in part for part in cmdline(pid) or [])
 
 
 def describe(holder):
@@ -111,9 +108,9 @@ class ActionModule(ActionBase):
         if kind == "local":
             return argv, None
         if kind == "ssh" and hasattr(self._connection, "_build_command"):
-            self._connection.host = self._connection.get_option("host") or self._play_context.remote_addr
+            host = self._connection.get_option("host") or self._play_context.remote_addr
             command = self._connection._build_command(  # noqa: SLF001 - Ansible's own ssh command line for this host
-                self._connection.get_option("ssh_executable"), "ssh", self._connection.host, shlex.join(argv))
+                self._connection.get_option("ssh_executable"), "ssh", host, shlex.join(argv))
             return [part.decode() if isinstance(part, bytes) else part for part in command], None
         if kind == "docker" and hasattr(self._connection, "_build_exec_cmd"):
             command = self._connection._build_exec_cmd(argv)  # noqa: SLF001 - the collection's docker exec command line
