@@ -180,6 +180,11 @@ class PodWatch(threading.Thread):
             except Exception:  # noqa: BLE001 - closing a socket that is going away
                 pass
 
+    def completions(self):
+        """Pod name -> when this client saw it finish (Succeeded or Failed), in microseconds."""
+        with self.lock:
+            return dict(self.done)
+
     def jobs_held(self, needs):
         """How many jobs of ``needs`` (job name -> pods) hold that many bound pods that were not deleted before they
         finished (a preempted pod counts through its replacement)."""
@@ -273,6 +278,7 @@ class PodWatch(threading.Thread):
                 "created_us": created,
                 "bound_us": self.bound.get(name),
                 "ended_us": self.ended.get(name),
+                "completed_us": self.done.get(name),
             } for name, created in self.created.items()]
         rows.sort(key=lambda row: (row["created_us"], row["pod"]))
         return rows

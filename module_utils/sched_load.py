@@ -12,12 +12,13 @@ import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from ansible.module_utils import sched_calibration as calibration
+from ansible.module_utils import bench_result_files as result_files
 from ansible.module_utils import sched_capacity as capacity
 from ansible.module_utils import sched_cost as cost
 from ansible.module_utils import sched_metrics as metrics
 from ansible.module_utils import sched_scenario_objects as scenario_objects
 from ansible.module_utils import sched_scenario_records as scenario_records
+from ansible.module_utils import sched_summary as result_summary
 from ansible.module_utils import sched_workloads as workloads
 from ansible.module_utils.bench_atomic import write_atomically
 from ansible.module_utils.sched_client import (
@@ -287,7 +288,10 @@ class LoadTest:
                         break
                     time.sleep(0.5)
                 admitted = times.job_admitted if self.p["scheduler"] in capacity.ADMITTING_SCHEDULERS else None
-                return times.records(), times.job_created, admitted, "audit"
+                # The audit log has no pod's completion (kwok's status updates are logged without content).
+                done = self.watch.completions() if self.watch else {}
+                records = [dict(record, completed_us=done.get(record["pod"])) for record in times.records()]
+                return records, times.job_created, admitted, "audit"
         records = self.watch.records() if self.watch else []
         return records, {}, None, "watch"
 
@@ -298,51 +302,28 @@ class LoadTest:
         analysis_start = time.monotonic()
         records, job_times, job_admitted, source = self.measure()
         window = (self.submit_end - self.submit_start) if self.submit_end and self.submit_start else None
-        summary, timeline = metrics.summarize(records, list(job_times.values()), self.pods_total(), window,
-                                              self.jobs_submitted)
-        done = self.watch.counts().completed if self.watch else 0
-        uniform = scenario_records.uniform_work(self.scenario, self.workload)
-        summary.update({
-            "scheduler": self.p["scheduler"],
-            "run_label": self.p["run_label"],
-            "namespace": self.p["namespace"],
-            # The scenario's jobs replace bench_jobs ... bench_pod_duration: one value each when they are all alike.
-            "workload": scenario_records.summary_workload(self.scenario, self.workload, self.jobs),
-            "pods_completed": done,
-            "timing_source": source,
-            "complete": complete,
-            "reason": reason,
-            "submit_errors": self.submit_errors[:20],
-            "submit_error_count": len(self.submit_errors),
-            "started_at": self.started_at,
-            "phases_s": self.phases,
-            "finished_at": metrics.format_time_us(int(time.time() * 1_000_000)),
-        })
-        if uniform:
-            summary.update(capacity.capacity_summary(uniform, self.p["scheduler"], summary["makespan_s"]))
-        else:
-            # The makespan bound assumes one size of job arriving at once: such a scenario has its own measures.
-            summary.update(capacity=capacity.capacity(self.workload, self.p["scheduler"]),
-                           makespan_bound={"unit": None, "at_once": None, "waves": None, "seconds": None},
-                           efficiency=None)
-        summary["share_of_host_ceiling"] = calibration.share_of_ceiling(summary["throughput_pods_per_s"],
-                                                                         self.p.get("ceiling_pods_per_s"))
-        summary["throughput_limited_by"] = metrics.limiting_stage(
-            timeline, summary["makespan_s"], window, summary["makespan_bound"]["seconds"],
-            capacity.pods_made_by(self.p["scheduler"], self.workload["pod_creation"]))
-        if self.p["scheduler_pid_files"]:
-            summary["scheduler_cost"] = cost.cost(self.cost_start, cost.sample(self.p["scheduler_pid_files"]))
-        summary["audit_log_bytes"] = metrics.files_size(metrics.audit_log_files(self.p["audit_log"])
-                                                        if self.p["audit_log"] else [])
         self.phases["analysis"] = round(time.monotonic() - analysis_start, 3)
-        jobs = scenario_records.job_records(self.submitted, job_times, records, job_admitted)
-        pods = scenario_records.pod_records(records)
-        summary.update(scenario_records.scenario_summary(
-            self.scenario, jobs, pods, workloads.unsupported(
-                self.p["scheduler"], workloads.scenario_features(self.scenario, self.jobs)),
-            self.workload["timeout"] if self.timed_out else None))
+        run = {"scheduler": self.p["scheduler"], "run_label": self.p["run_label"], "namespace": self.p["namespace"],
+               "scenario": self.scenario, "workload": self.workload, "jobs": self.jobs,
+               "ceiling_pods_per_s": self.p.get("ceiling_pods_per_s")}
+        measured = {"records": records, "job_created": job_times, "job_admitted": job_admitted, "source": source}
+        submission = {"submitted": self.submitted, "window_s": window, "errors": self.submit_errors,
+                      "pods_expected": self.pods_total()}
+        outcome = {
+            "complete": complete, "reason": reason, "timed_out": self.timed_out,
+            "pods_completed": self.watch.counts().completed if self.watch else 0,
+            "started_at": self.started_at, "phases_s": self.phases,
+            "finished_at": metrics.format_time_us(int(time.time() * 1_000_000)),
+            "scheduler_cost": (cost.cost(self.cost_start, cost.sample(self.p["scheduler_pid_files"]))
+                               if self.p["scheduler_pid_files"] else None),
+            "audit_log_bytes": metrics.files_size(metrics.audit_log_files(self.p["audit_log"])
+                                                  if self.p["audit_log"] else []),
+            "loadtest_cost": None,
+        }
+        summary, timeline, jobs, pods = result_summary.build(run, measured, submission, outcome)
         pod_rows = scenario_records.scenario_pod_rows(records, jobs)
-        more = {"jobs.csv": _csv_text(scenario_records.JOB_FIELDS, scenario_records.job_rows(jobs, pods))}
+        more = {"jobs.csv": _csv_text(scenario_records.JOB_FIELDS, scenario_records.job_rows(jobs, pods)),
+                "scenario.json": json.dumps(self.scenario, indent=1, sort_keys=True) + "\n"}
         self.phases["analysis"] = round(time.monotonic() - analysis_start, 3)
         summary["loadtest_cost"] = cost.own_cost()
         return (write_files(self.p["output_dir"], summary, _csv_text(scenario_records.SCENARIO_POD_FIELDS, pod_rows),
@@ -421,8 +402,8 @@ def _csv_text(fields, rows):
 
 
 def write_files(output_dir, summary, pods_csv, timeline, more=None):
-    """Write the result files (summary.json, pods.csv, timeline.csv and ``more``: name -> text); each appears whole or
-    not at all, summary.json last."""
+    """Write the result files (summary.json, pods.csv, timeline.csv and ``more``: name -> text), pods.csv and jobs.csv
+    compressed (bench_result_files); each appears whole or not at all, summary.json last."""
     os.makedirs(output_dir, exist_ok=True)
     contents = dict(more or {})
     contents.update({
@@ -432,7 +413,7 @@ def write_files(output_dir, summary, pods_csv, timeline, more=None):
     })
     paths = []
     for name, text in contents.items():
-        path = os.path.join(output_dir, name)
-        write_atomically(path, text)
+        path = os.path.join(output_dir, result_files.stored_name(name))
+        write_atomically(path, result_files.encode(name, text))
         paths.append(path)
     return paths

@@ -247,26 +247,21 @@ def job_of(meta):
 
 
 def percentile(values, fraction):
-    """Linear-interpolated percentile (the same rule as numpy's default) of a list.
-
-    ``fraction`` is between 0 and 1. Returns None for an empty list.
+    """Nearest-rank percentile of a list: the smallest value that at least ``fraction`` of the values do not exceed,
+    the value at rank ceil(fraction x n) of the sorted list (the first for fraction 0). Always a value some pod or
+    job had (docs/metrics.md#percentiles). ``fraction`` is between 0 and 1. Returns None for an empty list.
     """
     if not values:
         return None
     if not 0 <= fraction <= 1:
         raise ValueError("fraction must be between 0 and 1, got %r" % fraction)
     ordered = sorted(values)
-    position = (len(ordered) - 1) * fraction
-    low = math.floor(position)
-    high = math.ceil(position)
-    if low == high:
-        return float(ordered[low])
-    weight = position - low
-    return ordered[low] * (1 - weight) + ordered[high] * weight
+    rank = max(1, math.ceil(round(fraction * len(ordered), 9)))
+    return float(ordered[rank - 1])
 
 
 def latency_summary(latencies_ms):
-    """p50/p90/p99/max/mean of latencies in milliseconds, rounded to microseconds."""
+    """p50/p90/p99 (``percentile``), max and mean of latencies in milliseconds, rounded to microseconds."""
     if not latencies_ms:
         return {"p50": None, "p90": None, "p99": None, "max": None, "mean": None}
 
@@ -283,7 +278,7 @@ def latency_summary(latencies_ms):
 
 
 def timeline(records, start_us):
-    """Pods created and bound in each whole second after ``start_us``.
+    """Pods created and bound in each whole second after ``start_us`` (docs/metrics.md#timelinecsv).
 
     Returns rows ``{second, created, created_total, bound, bound_total, backlog}``
     from second 0 to the last second with an event; empty seconds are included so
@@ -374,6 +369,21 @@ def limiting_stage(rows, makespan_s, submit_window_s, bound_s, pods_made_by="job
     return result
 
 
+def peak_throughput(bound_us, throughput):
+    """The most bindings in any one-second window (t - 1 s, t] that ends at a binding (sliding, so it does not
+    depend on where seconds begin), or ``throughput`` (the mean) when that is higher, as in a run shorter than one
+    second (docs/metrics.md#peak-throughput). None without a binding."""
+    if not bound_us:
+        return None
+    ordered = sorted(bound_us)
+    most, first = 0, 0
+    for last, when in enumerate(ordered):
+        while ordered[first] <= when - US:
+            first += 1
+        most = max(most, last - first + 1)
+    return round(max(float(most), throughput or 0.0), 3)
+
+
 def summarize(records, job_created_us, expected_pods, submit_window_s, jobs_submitted):
     """Compute the summary metrics from per-pod records.
 
@@ -400,7 +410,7 @@ def summarize(records, job_created_us, expected_pods, submit_window_s, jobs_subm
         "pods_bound": len(bound),
         "makespan_s": round(makespan_s, 6) if makespan_s is not None else None,
         "throughput_pods_per_s": throughput,
-        "peak_throughput_pods_per_s": max((row["bound"] for row in rows), default=0),
+        "peak_throughput_pods_per_s": peak_throughput([row["bound_us"] for row in bound], throughput),
         "latency_ms": latency_summary(latencies),
         "jobs_submitted": jobs_submitted,
         "submit_rate_jobs_per_s": submit_rate,

@@ -17,8 +17,10 @@ import statistics
 from dataclasses import dataclass, field
 
 try:
+    from ansible.module_utils import bench_result_files as result_files
     from ansible.module_utils.sched_stats import MIN_SAMPLES_FOR_INTERVAL, bootstrap_interval
 except ImportError:  # imported by the filter plugins, with module_utils on sys.path
+    import bench_result_files as result_files
     from sched_stats import MIN_SAMPLES_FOR_INTERVAL, bootstrap_interval
 
 CHARTS_DIR = "report-charts"
@@ -388,8 +390,8 @@ def load_sample(directory, repeat):
     sample = Sample(repeat, directory, summary, parse_timeline(text), env, problem or env_problem,
                     parse_timeline(text, "backlog"))
     if isinstance((summary or {}).get("scenario_metrics"), dict):
-        sample.jobs = parse_jobs(_read_text(os.path.join(directory, "jobs.csv")))
-        sample.pod_latency_ms = parse_pod_latencies(_read_text(os.path.join(directory, "pods.csv")))
+        sample.jobs = parse_jobs(result_files.read_text(directory, "jobs.csv"))
+        sample.pod_latency_ms = parse_pod_latencies(result_files.read_text(directory, "pods.csv"))
     return sample
 
 

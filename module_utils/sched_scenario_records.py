@@ -11,18 +11,25 @@ from __future__ import annotations
 try:
     from ansible.module_utils.sched_metrics import POD_FIELDS, format_time_us, pod_rows
     from ansible.module_utils.sched_scenario_findings import findings
-    from ansible.module_utils.sched_scenario_metrics import gang_progress, milestones, pods_of, scenario_metrics, span
+    from ansible.module_utils.sched_scenario_metrics import gang_progress, milestones, pods_of, preempted, scenario_metrics, span
 except ImportError:  # imported from the project's own tools and tests, outside Ansible
     from sched_metrics import POD_FIELDS, format_time_us, pod_rows
     from sched_scenario_findings import findings
-    from sched_scenario_metrics import gang_progress, milestones, pods_of, scenario_metrics, span
+    from sched_scenario_metrics import gang_progress, milestones, pods_of, preempted, scenario_metrics, span
 
 # jobs.csv: one row per submitted job; times are the API server's (RFC 3339), empty when not reached or, for
-# admitted, when the scheduler has no admission step (or the run was timed from the watch).
-JOB_FIELDS = ["job", "group", "tenant", "priority", "gang", "pods", "arrival_s", "created", "admitted",
-              "first_pod_created", "first_bound", "all_bound", "all_bound_ms", "full_gang_ms"]
-# pods.csv: the pod's columns (sched_metrics.POD_FIELDS) and its job's tenant and priority.
-SCENARIO_POD_FIELDS = POD_FIELDS + ["tenant", "priority"]
+# admitted, when the scheduler has no admission step (or the run was timed from the watch). Each column:
+# docs/metrics.md#jobscsv.
+JOB_FIELDS = ["job", "group", "tenant", "priority", "gang", "pods", "pod_millicores", "pod_memory_bytes",
+              "pod_duration", "arrival_s", "created", "admitted", "first_pod_created", "first_bound", "all_bound",
+              "all_bound_ms", "full_gang_ms"]
+# pods.csv: the pod's columns (sched_metrics.POD_FIELDS), how it ended and its job's tenant and priority
+# (docs/metrics.md#podscsv).
+SCENARIO_POD_FIELDS = POD_FIELDS + ["ended", "how_ended", "tenant", "priority"]
+# how_ended: bound then deleted before its duration; deleted otherwise during the run (never bound, or after its
+# duration, finished or not); seen finished by the watch and not deleted; still there when the run was measured (the
+# clean-up removes it). A deletion comes first: its time is one of the records the metrics read.
+ENDINGS = ("preempted", "deleted", "completed", "cleanup")
 # summary.json's workload entries that a scenario's jobs give, one value when they are all alike.
 JOB_VALUES = ("jobs", "pods_per_job", "pod_cpu", "pod_memory", "pod_duration")
 
@@ -72,8 +79,18 @@ def job_records(jobs, job_created, pods, job_admitted=None):
 
 def pod_records(records):
     """The measured pods with ``ended_us``: their first deletion (preempted, evicted, or removed with a failed job)
-    from the audit log or the watch; None when never deleted during the run."""
+    from the audit log or the watch; None when never deleted during the run. ``completed_us``, when the watch saw
+    the pod finish, stays for pods.csv; the metrics do not read it (a pod holds its requests for its duration)."""
     return [dict(record, ended_us=record.get("ended_us")) for record in records]
+
+
+def how_ended(pod, job):
+    """(one of ENDINGS, when in us or None) for a measured pod of ``job`` (None: not one of the scenario's)."""
+    if pod.get("ended_us") is not None:
+        return ("preempted" if job is not None and preempted(pod, job) else "deleted"), pod["ended_us"]
+    if pod.get("completed_us") is not None:
+        return "completed", pod["completed_us"]
+    return "cleanup", None
 
 
 def _time(value):
@@ -93,7 +110,9 @@ def job_rows(jobs, pods):
                 if job["gang"] and end_us is not None and reached["created"] is not None else None)
         rows.append({
             "job": job["name"], "group": job["group"], "tenant": job["tenant"], "priority": job["priority"],
-            "gang": str(job["gang"]).lower(), "pods": job["pods_per_job"], "arrival_s": job["arrival_s"],
+            "gang": str(job["gang"]).lower(), "pods": job["pods_per_job"], "pod_millicores": job["pod_millicores"],
+            "pod_memory_bytes": job["pod_memory_bytes"], "pod_duration": job["pod_duration"],
+            "arrival_s": job["arrival_s"],
             "created": _time(reached["created"]), "admitted": _time(reached["admitted"]),
             "first_pod_created": _time(reached["first_pod_created"]), "first_bound": _time(reached["first_bound"]),
             "all_bound": _time(reached["all_bound"]),
@@ -104,12 +123,14 @@ def job_rows(jobs, pods):
 
 
 def scenario_pod_rows(records, jobs):
-    """Rows of a scenario's pods.csv: the burst's and the tenant and priority of each pod's job."""
+    """Rows of pods.csv: sched_metrics.pod_rows, how each pod ended (how_ended) and its job's tenant and priority."""
     by_name = {job["name"]: job for job in jobs}
     rows = pod_rows(records)
-    for row in rows:
-        job = by_name.get(row["job"]) or {}
-        row.update(tenant=job.get("tenant", ""), priority=job.get("priority", ""))
+    for row, record in zip(rows, records):
+        job = by_name.get(row["job"])
+        ending, when = how_ended(record, job)
+        row.update(ended=_time(when), how_ended=ending, tenant=(job or {}).get("tenant", ""),
+                   priority=(job or {}).get("priority", ""))
     return rows
 
 

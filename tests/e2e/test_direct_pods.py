@@ -5,11 +5,10 @@ as they ended.
 
 The same run has a YuniKorn between them that exits at start (a bad entry in yunikorn-configs): that scheduler
 fails alone, with the tail of its log, and the schedulers before and after it keep their results."""
-import csv
 import os
 from collections import Counter
 
-from conftest import audit_events, failure_text, kept_run, mirror_vars, scheduler_results
+from conftest import audit_events, failure_text, kept_run, mirror_vars, read_rows, scheduler_results
 from kubernetes import client, config
 
 NODES, JOBS, PODS_PER_JOB = 10, 20, 3
@@ -64,8 +63,7 @@ def test_direct_pods_are_bound_timed_and_recorded_without_a_job(tmp_path, bench_
         print("%s direct: makespan %.2f s, %.1f pods/s, limited by %s" % (
             scheduler, summary["makespan_s"], summary["throughput_pods_per_s"], stage["stage"]))
 
-        with open(os.path.join(out, "pods.csv"), encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
+        rows = read_rows(out, "pods.csv")
         assert Counter(row["job"] for row in rows) == {"job-%05d" % i: PODS_PER_JOB for i in range(JOBS)}
         assert all(row["pod"].startswith(row["job"] + "-") and row["bound"] for row in rows)
 

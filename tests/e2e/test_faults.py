@@ -95,7 +95,7 @@ def test_component_dying_mid_run_keeps_what_was_measured(tmp_path, bench_vars, c
     assert summary["complete"] is False
     assert any(reason in summary["reason"] for reason in reasons), summary["reason"]
     assert 0 < summary["pods_bound"] < 120, summary
-    assert os.path.exists(os.path.join(host_dir, "default", "pods.csv"))
+    assert os.path.exists(os.path.join(host_dir, "default", "pods.csv.gz"))
     assert processes_mentioning(bench_vars["bench_workspace"]) == []
     if component == "kube-apiserver":
         # The harder fault of the two (the cluster's store goes with it): the next run needs no manual step.

@@ -12,13 +12,21 @@ registry_image_prefix ("pull unless present"). Kueue's release manifest is built
 Volcano's taken from its module at the tag, and both served on 127.0.0.1 like the upstream URLs
 (tests/infra/release_mirror.py).
 """
-import csv
 import os
 import pathlib
 import time
 
 import pytest
-from conftest import audit_bindings, audit_events, failure_text, processes_mentioning, run_playbook, scheduler_results
+from conftest import (
+    RESULT_FILES,
+    audit_bindings,
+    audit_events,
+    failure_text,
+    processes_mentioning,
+    read_rows,
+    run_playbook,
+    scheduler_results,
+)
 from infra.kind_ready import (
     KIND_CPU,
     KUEUE_IMAGE,
@@ -119,12 +127,11 @@ def test_default_kueue_and_volcano_on_kind(tmp_path, bench_vars):
         assert runner.rc == 0, failure_text(runner)
         for scheduler in SCHEDULERS:
             out, summary, env = scheduler_results(bench_vars, scheduler)
-            assert sorted(os.listdir(out)) == ["env.json", "jobs.csv", "pods.csv", "summary.json", "timeline.csv"], scheduler
+            assert sorted(os.listdir(out)) == RESULT_FILES, scheduler
             assert env["runtime"] == "kind" and env["outcome"] == {"status": "ok"}, scheduler
             assert (summary["pods_created"], summary["pods_bound"], summary["complete"]) == (PODS, PODS, True), scheduler
             assert summary["timing_source"] == "audit", scheduler
-            with open(os.path.join(out, "pods.csv"), encoding="utf-8") as handle:
-                rows = list(csv.DictReader(handle))
+            rows = read_rows(out, "pods.csv")
             assert len(rows) == PODS and all(row["node"].startswith("kwok-node-") for row in rows), rows
             # The kind API server's own audit log (kept on the host) has each pod's creation and binding.
             created, bound = audit_bindings(env["audit_log"]["on_host"])

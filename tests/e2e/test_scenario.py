@@ -4,13 +4,23 @@ is bound; jobs.csv, the tenant and priority of each pod, the scenario's metrics 
 express are in the results; the audit log shows each scheduler's native objects (PriorityClasses, Volcano's tenant
 queues; Kueue's ClusterQueues in a cohort, LocalQueues and WorkloadPriorityClasses; YuniKorn's queue label and task
 groups, its REST API the tenant queues, on loopback only)."""
-import csv
 import ipaddress
 import json
 import os
 import urllib.request
 
-from conftest import audit_events, failure_text, kept_run, mirror_vars, processes_mentioning, run_playbook, scheduler_results
+import recompute
+from conftest import (
+    audit_events,
+    failure_text,
+    kept_run,
+    mirror_vars,
+    processes_mentioning,
+    read_rows,
+    run_playbook,
+    scheduler_results,
+    summary_problems,
+)
 from test_security import listening_sockets
 
 # Not coscheduling: kube-scheduler's preemption takes pods of a running gang for the high-priority job, and the gang's
@@ -61,11 +71,6 @@ def cluster_creations(audit_gz):
     return found
 
 
-def read_csv(path):
-    with open(path, encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
-
-
 def test_a_scenario_runs_in_each_schedulers_native_form(tmp_path, bench_vars):
     scenario = tmp_path / "contend.yml"
     scenario.write_text(SCENARIO)
@@ -89,7 +94,7 @@ def test_a_scenario_runs_in_each_schedulers_native_form(tmp_path, bench_vars):
         assert summary["unsupported"] == UNSUPPORTED[scheduler]
         assert isinstance(summary["findings"], list)
 
-        jobs = read_csv(os.path.join(out, "jobs.csv"))
+        jobs = read_rows(out, "jobs.csv")
         assert {row["job"]: (row["tenant"], row["priority"], row["gang"], int(row["pods"])) for row in jobs} == JOBS
         assert all(row["created"] <= row["first_pod_created"] <= row["first_bound"] <= row["all_bound"]
                    for row in jobs), jobs
@@ -101,10 +106,13 @@ def test_a_scenario_runs_in_each_schedulers_native_form(tmp_path, bench_vars):
             # kube-scheduler has no admission step: n/a, not zero.
             assert all(row["admitted"] == "" for row in jobs), jobs
             assert metrics["breakdown"]["admitted_ms"]["max"] is None
-        pods = read_csv(os.path.join(out, "pods.csv"))
+        pods = read_rows(out, "pods.csv")
         assert len(pods) == PODS + preempted and all(row["bound"] for row in pods)
         assert {(row["job"], row["tenant"], row["priority"]) for row in pods} == {
             (job, tenant, priority) for job, (tenant, priority, _, _) in JOBS.items()}
+        assert sum(row["how_ended"] == "preempted" for row in pods) == preempted
+        # A second opinion from the fetched files alone, by docs/metrics.md's definitions (tests/recompute.py).
+        assert recompute.differences(out, summary) == [], scheduler
 
         assert {"breakdown", "utilization", "gang", "fair_share", "priority"} <= set(metrics), scheduler
         assert metrics["breakdown"]["jobs"] == metrics["breakdown"]["jobs_all_bound"] == len(JOBS)
@@ -158,13 +166,15 @@ def test_kueue_admits_a_scenarios_tenants_from_their_cohort_queues(tmp_path, ben
     out = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost", "kueue")
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
         summary = json.load(handle)
+    assert summary_problems(summary) == []
     assert summary["complete"] is True, summary.get("reason")
     assert summary["unsupported"] == ["gang"]
+    assert recompute.differences(out, summary) == []
     metrics = summary["scenario_metrics"]
     assert metrics["breakdown"]["jobs"] == metrics["breakdown"]["jobs_all_bound"] == len(JOBS)
     assert metrics["priority"]["high_priority_unbound_jobs"] == []
     assert 0 <= metrics["fair_share"]["fairness_error"] <= 1
-    jobs = read_csv(os.path.join(out, "jobs.csv"))
+    jobs = read_rows(out, "jobs.csv")
     assert {row["job"]: (row["tenant"], row["priority"], row["gang"], int(row["pods"])) for row in jobs} == JOBS
     # Kueue admits a job when it unsuspends it; only then does the job controller make the pods.
     assert all(row["created"] <= row["admitted"] <= row["first_pod_created"] for row in jobs), jobs
@@ -232,10 +242,11 @@ def test_yunikorn_runs_a_scenario_in_tenant_queues_with_task_groups(tmp_path, be
     assert metrics["gang"]["full_gangs"] == 2
     assert metrics["priority"]["high_priority_unbound_jobs"] == []
     assert 0 <= metrics["fair_share"]["fairness_error"] <= 1
-    jobs = read_csv(os.path.join(out, "jobs.csv"))
+    jobs = read_rows(out, "jobs.csv")
     assert {row["job"]: (row["tenant"], row["priority"], row["gang"], int(row["pods"])) for row in jobs} == JOBS
-    pods = read_csv(os.path.join(out, "pods.csv"))
+    pods = read_rows(out, "pods.csv")
     assert len(pods) == PODS + preempted and not any(row["pod"].startswith("tg-") for row in pods)
+    assert recompute.differences(out, summary) == []
 
     audit = os.path.join(out, "audit.log.gz")
     created, deleted = pod_creations(audit)

@@ -8,7 +8,6 @@ and no process of the run left behind. Cold, the run builds each scheduler
 from its Go module (many minutes on 2 cores); with warm caches it takes a
 few minutes.
 """
-import csv
 import gzip
 import json
 import os
@@ -19,7 +18,7 @@ import sys
 
 import pytest
 import sched_rules
-from conftest import audit_events, mirror_vars, processes_mentioning
+from conftest import audit_events, mirror_vars, processes_mentioning, read_rows, summary_problems
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Every scheduler whose descriptor (module_utils/schedulers/) says the binary runtime deploys it.
@@ -123,14 +122,14 @@ def test_every_pod_is_bound_and_the_audit_log_agrees(run, scheduler):
     directory = run.result_dir(scheduler)
     assert directory.is_dir(), "no results for %s; end of the playbook output:\n%s" % (scheduler, run.output[-3000:])
     summary = json.loads((directory / "summary.json").read_text())
+    assert summary_problems(summary) == []
     assert summary["scheduler"] == scheduler
     assert summary["complete"] is True, summary.get("reason")
     assert summary["pods_created"] == JOBS * PODS_PER_JOB
     assert summary["pods_bound"] == summary["pods_created"]
     assert summary["timing_source"] == "audit"
 
-    with open(directory / "pods.csv", newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
+    rows = read_rows(directory, "pods.csv")
     assert len(rows) == summary["pods_created"]
     assert all(row["node"].startswith("kwok-node-") and row["bound"] for row in rows)
 

@@ -2,11 +2,10 @@
 scheduler: gang and mixed on coscheduling, a gang scheduler, the others on the default scheduler (the other
 schedulers run a scenario of the test's own in test_scenario.py): every job bound, the scenario's own metrics measured, the
 report's section written. And a wait that runs out is a finding of the run, not a failure of it."""
-import csv
 import os
 
 import pytest
-from conftest import failure_text, mirror_vars, run_playbook, scheduler_results
+from conftest import failure_text, mirror_vars, read_rows, run_playbook, scheduler_results
 
 SCALE = 0.125
 # The scheduler each scenario runs on (one run each): the gang scheduler for the gangs and for a mix of sizes.
@@ -24,11 +23,6 @@ EXPECTED = {
     "mixed": (2, 35, set()),
     "trace": (1, 2, {"fair_share", "priority"}),
 }
-
-
-def read_csv(path):
-    with open(path, encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -50,7 +44,7 @@ def test_a_shipped_scenario_runs_at_an_eighth_of_its_size(tmp_path, bench_vars, 
     assert metrics["breakdown"]["jobs"] == metrics["breakdown"]["jobs_all_bound"] == summary["jobs_submitted"] == jobs
     assert metrics["breakdown"]["jobs_not_all_bound"] == []
     assert sections <= set(metrics), (scheduler, sorted(metrics))
-    rows = read_csv(os.path.join(out, "jobs.csv"))
+    rows = read_rows(out, "jobs.csv")
     assert len(rows) == jobs and all(row["all_bound"] for row in rows)
     assert summary["pods_bound"] == summary["pods_created"] == sum(int(row["pods"]) for row in rows) + preempted
     assert 0 < metrics["utilization"]["peak_cpu_share"] <= 1
@@ -100,7 +94,7 @@ def test_a_wait_that_runs_out_is_a_finding_and_the_run_goes_on(tmp_path, bench_v
 
     out, summary, env = scheduler_results(bench_vars, "default")
     assert env["outcome"] == {"status": "ok"}
-    jobs_csv = read_csv(os.path.join(out, "jobs.csv"))
+    jobs_csv = read_rows(out, "jobs.csv")
     assert summary["complete"] is False and summary["reason"].startswith("timed out after 10s"), (
         summary["reason"], summary["phases_s"], summary["workload"], jobs_csv)
     # The jobs the finding names are those jobs.csv shows without all their pods bound: one or both.

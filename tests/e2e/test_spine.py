@@ -5,7 +5,17 @@ import json
 import os
 import time
 
-from conftest import audit_bindings, audit_events, failure_text, processes_mentioning, run_playbook, task_results
+from conftest import (
+    RESULT_FILES,
+    audit_bindings,
+    audit_events,
+    failure_text,
+    processes_mentioning,
+    read_rows,
+    run_playbook,
+    summary_problems,
+    task_results,
+)
 
 
 def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars):
@@ -18,9 +28,10 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
 
     out = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost", "default")
     # The audit log stays on the host unless bench_fetch_audit_log asks for it; env.json says where.
-    assert sorted(os.listdir(out)) == ["env.json", "jobs.csv", "pods.csv", "summary.json", "timeline.csv"]
+    assert sorted(os.listdir(out)) == RESULT_FILES
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
         summary = json.load(handle)
+    assert summary_problems(summary) == []
     assert summary["complete"] is True, summary.get("reason")
     assert summary["scheduler"] == "default"
     assert summary["pods_created"] == summary["pods_bound"] == 150
@@ -33,8 +44,7 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
     assert summary["workload"]["jobs"] == 50 and summary["workload"]["submit_concurrency"] == 16
     assert {name: env["workload"][name] for name in summary["workload"]} == summary["workload"]
 
-    with open(os.path.join(out, "pods.csv"), encoding="utf-8") as handle:
-        pods = list(csv.DictReader(handle))
+    pods = read_rows(out, "pods.csv")
     assert len(pods) == summary["pods_created"]
     assert all(row["node"].startswith("kwok-node-") for row in pods)
 
@@ -61,8 +71,7 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
 
     # The burst is a scenario: the same records as any other, one row per job, each with all its pods bound.
     assert (summary["scenario"], summary["unsupported"], summary["findings"]) == ("burst", [], [])
-    with open(os.path.join(out, "jobs.csv"), encoding="utf-8") as handle:
-        jobs = list(csv.DictReader(handle))
+    jobs = read_rows(out, "jobs.csv")
     assert [row["job"] for row in jobs] == ["job-%05d" % index for index in range(50)]
     assert all(row["pods"] == "3" and row["all_bound"] and row["tenant"] == "default" for row in jobs)
     assert {row["job"] for row in pods} == {row["job"] for row in jobs}

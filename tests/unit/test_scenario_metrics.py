@@ -35,8 +35,8 @@ def test_breakdown_gives_each_stage_since_the_job_was_created():
     assert rows[1] == {"job": "d", "tenant": "default", "priority": 0, "gang": False, "admitted_ms": None,
                        "first_pod_created_ms": 200.0, "first_bound_ms": 400.0, "all_bound_ms": None}
     assert summary["jobs"] == 2 and summary["jobs_all_bound"] == 1
-    # Two first bindings, 2000 and 400 ms: median 1200 ms.
-    assert summary["first_bound_ms"]["p50"] == 1200.0
+    # Two first bindings, 2000 and 400 ms: the nearest-rank median is the first of the two, 400 ms.
+    assert summary["first_bound_ms"]["p50"] == 400.0
     assert summary["admitted_ms"]["max"] == 1000.0
 
 
@@ -165,7 +165,7 @@ def steady_timeline():
     # One job of one pod per second, arriving (and created) at 0..9 s; warm-up 3 s, so the window is [3 s, 9 s): 6 s.
     # Warm-up jobs 0, 1, 2 take 5 s (bound at 5, 6, 7 s: inside the window). Jobs 3..8 take 100, 200, ... 600 ms.
     # Job 9 (created at 9 s) is outside the half-open window.
-    # Latency of pods created in the window: 100..600 ms: p50 350, p99 = 500 + 0.95 x 100 = 595, max 600.
+    # Latency of pods created in the window: 100..600 ms: p50 the 3rd of 6 (300), p99 the 6th (600), max 600.
     # Offered: 6 pods in 6 s = 1.0/s. Bound in the window: 3 warm-up + 6 = 9 pods in 6 s = 1.5/s.
     jobs = [job("j%d" % i, created=i, arrival=i) for i in range(10)]
     pods = [pod("j%d" % i, "p%d" % i, i, i + 5) for i in range(3)]
@@ -178,8 +178,8 @@ def test_a_steady_window_with_a_known_warm_up():
     jobs, pods = steady_timeline()
     steady = m.steady_metrics(jobs, pods, 0, 3.0)
     assert steady["window"] == {"from_s": 3.0, "to_s": 9.0, "warmup_s": 3.0}
-    assert steady["latency_ms"]["p50"] == 350.0
-    assert steady["latency_ms"]["p99"] == 595.0
+    assert steady["latency_ms"]["p50"] == 300.0
+    assert steady["latency_ms"]["p99"] == 600.0
     assert steady["latency_ms"]["max"] == 600.0
     assert steady["pods_unbound"] == 0
     assert steady["offered_pods_per_s"] == 1.0
@@ -237,7 +237,7 @@ def test_findings_of_priority_steady_and_packing():
     jobs, pods = steady_timeline()
     steady = {"steady": m.steady_metrics(jobs, pods, 0, 3.0)}
     assert f.findings({"latency_p99_ms": 500, "rate_shortfall": 0.05}, steady) == [
-        "the p99 pod latency in the steady window (3 s to 9 s) is 595.0 ms, above latency_p99_ms=500"]
+        "the p99 pod latency in the steady window (3 s to 9 s) is 600.0 ms, above latency_p99_ms=500"]
     assert f.findings({"latency_p99_ms": 600}, steady) == []
     # Offered 1.0/s; bound 0.5/s is short by 50 %.
     short = {"steady": dict(steady["steady"], bound_pods_per_s=0.5)}

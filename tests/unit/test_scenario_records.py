@@ -91,3 +91,28 @@ def test_a_gang_whose_pods_never_ran_together_was_never_full():
     jobs = r.job_records([job("g-00000", gang=True)], {"g-00000": T0}, pods)
     (row,) = r.job_rows(jobs, pods)
     assert row["full_gang_ms"] == ""
+
+
+def test_pods_csv_says_how_and_when_each_pod_ended():
+    """A pod's end: preempted (deleted before its 10 s were up), deleted (never bound), completed (the watch saw it
+    finish), or still there when measured (the clean-up removes it)."""
+    jobs = [job("x-00000", pods=4)]
+    pods = [dict(pod("x-00000", 0, 0, 1), ended_us=T0 + 5 * S, completed_us=None),
+            dict(pod("x-00000", 1, 0, None), ended_us=T0 + 2 * S),
+            dict(pod("x-00000", 2, 0, 1), completed_us=T0 + 11 * S),
+            dict(pod("x-00000", 3, 0, 1))]
+    rows = r.scenario_pod_rows(r.pod_records(pods), jobs)
+    assert [(row["how_ended"], row["ended"]) for row in rows] == [
+        ("preempted", "2027-01-15T08:00:05.000000Z"), ("deleted", "2027-01-15T08:00:02.000000Z"),
+        ("completed", "2027-01-15T08:00:11.000000Z"), ("cleanup", "")]
+    assert {row["how_ended"] for row in rows} == set(r.ENDINGS)
+    # Deleted after its duration, finished or not: not preempted, and the deletion (a record the metrics read) is
+    # what pods.csv keeps.
+    late = dict(pod("x-00000", 4, 0, 1), ended_us=T0 + 12 * S, completed_us=T0 + 11 * S)
+    assert r.how_ended(late, jobs[0]) == ("deleted", T0 + 12 * S)
+    assert r.how_ended(dict(late, completed_us=None), jobs[0]) == ("deleted", T0 + 12 * S)
+
+
+def test_jobs_csv_has_each_jobs_pod_requests_and_duration():
+    (row,) = r.job_rows(r.job_records([job("x-00000")], {}, []), [])
+    assert (row["pod_millicores"], row["pod_memory_bytes"], row["pod_duration"]) == (1000, 2 ** 30, 10.0)

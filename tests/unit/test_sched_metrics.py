@@ -154,15 +154,26 @@ def test_missing_log_gives_no_files(tmp_path):
 
 
 @pytest.mark.parametrize("values,fraction,expected", [
-    ([1, 2, 3, 4], 0.5, 2.5),
+    ([1, 2, 3, 4], 0.5, 2),          # rank ceil(0.5 x 4) = 2
+    ([1, 2, 3, 4], 0.51, 3),         # rank ceil(2.04) = 3
     ([1, 2, 3, 4], 0.0, 1),
     ([1, 2, 3, 4], 1.0, 4),
     ([10], 0.99, 10),
-    (list(range(1, 101)), 0.9, 90.1),
-    ([5, 1, 3], 0.5, 3),
+    (list(range(1, 101)), 0.9, 90),  # rank 90 exactly: 0.9 x 100 is not rounded up to 91 by float error
+    (list(range(1, 101)), 0.99, 99),
+    (list(range(1, 201)), 0.99, 198),
+    ([5, 1, 3], 0.5, 3),             # rank ceil(1.5) = 2 of 1, 3, 5
 ])
-def test_percentile_interpolates_like_numpy(values, fraction, expected):
-    assert m.percentile(values, fraction) == pytest.approx(expected)
+def test_percentile_is_the_nearest_rank(values, fraction, expected):
+    assert m.percentile(values, fraction) == expected
+
+
+def test_a_percentile_is_a_value_some_pod_had():
+    """The issue's gang run: half the pods bound within about 170 ms, the other half after about 29 s. An
+    interpolated median (14.5 s) is a latency no pod had; the nearest rank is one of the fast half's."""
+    latencies = [160.0 + i for i in range(10)] + [29_000.0 + i for i in range(10)]
+    assert m.percentile(latencies, 0.5) == 169.0
+    assert all(m.percentile(latencies, q) in latencies for q in (0.5, 0.9, 0.99))
 
 
 def test_percentile_of_nothing_is_none():
@@ -194,6 +205,23 @@ def test_summarize_counts_makespan_throughput_and_peak():
     assert summary["submit_rate_jobs_per_s"] == pytest.approx(4.0)
     assert [row["bound_total"] for row in timeline] == [2, 2, 3]   # c binds at 11.5, second 2
     assert timeline[-1]["created_total"] == 4
+
+
+def test_the_peak_window_slides_over_the_seconds():
+    # Bound at 0.9, 1.1 and 1.8 s: whole seconds after the start hold 1 and 2; the window (0.8, 1.8] holds all 3.
+    assert m.peak_throughput([int(0.9e6), int(1.1e6), int(1.8e6)], 1.0) == 3.0
+    # A window is shorter than one second: (0.0, 1.0] does not hold a binding at 0.0.
+    assert m.peak_throughput([0, int(1e6)], 1.0) == 1.0
+
+
+def test_the_peak_is_never_below_the_mean():
+    # The issue's first run: 153 pods bound over 1.6 s. Half at the start and half at the end: no one-second
+    # window holds more than 77, the mean is 95.6 pods/s, and the peak is the mean.
+    bound = [0] * 76 + [int(1.6e6)] * 77
+    assert m.peak_throughput(bound, round(153 / 1.6, 3)) == 95.625
+    # Shorter than a second: 10 pods in 0.5 s is 20 pods/s, though a window holds only 10.
+    assert m.peak_throughput([int(i * 5e4) for i in range(10)], 20.0) == 20.0
+    assert m.peak_throughput([], None) is None
 
 
 def test_timeline_keeps_empty_seconds():
