@@ -5,6 +5,7 @@ library/sched_loadtest.py is its Ansible interface. Needs the Python kubernetes 
 """
 from __future__ import annotations
 
+import concurrent.futures
 import csv
 import io
 import json
@@ -39,6 +40,9 @@ from ansible.module_utils.sched_rules import queue_quota
 from ansible.module_utils.sched_scenarios import burst, expand
 from kubernetes import client as k8s_client
 
+# How long the analysis waits for the audit log to hold what the watch saw (bench_host_guard.LOADTEST_GRACE_S is
+# what an interrupted load test has to write its results).
+AUDIT_CATCH_UP_S = 5.0
 TIMELINE_FIELDS = ["second", "created", "created_total", "bound", "bound_total", "backlog"]
 
 
@@ -215,27 +219,22 @@ class LoadTest:
             except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
                 return job, "%s: %s" % (job["name"], error_text(exc))
 
-        start = time.monotonic()
-        futures = []
+        def note(done, failed):
+            self.progress.update(count=done, jobs_failed=failed)
 
-        def note():
-            done = [future.result() for future in futures if future.done()]
-            self.progress.update(count=len(done), jobs_failed=sum(1 for _, error in done if error))
-
-        for job in self.jobs:
-            while time.monotonic() < start + job["arrival_s"]:
-                note()
-                time.sleep(min(1.0, max(0.0, start + job["arrival_s"] - time.monotonic())))
-            futures.append(pool.submit(create, job))
-        for future in futures:
-            job, error = future.result()
-            if error is None:
-                self.jobs_submitted += 1
-                self.submitted.append(job)
-            else:
-                self.submit_errors.append(error)
-            self.progress.update(count=self.jobs_submitted + len(self.submit_errors), jobs_failed=len(self.submit_errors))
-        self.submit_end = time.monotonic()
+        outcomes = []
+        try:
+            open_loop(pool, self.jobs, create, note, outcomes)
+        finally:
+            # Also when stopped midway (SIGTERM): the jobs created so far are the run's, and are measured.
+            for job, error in outcomes:
+                if error is None:
+                    self.jobs_submitted += 1
+                    self.submitted.append(job)
+                else:
+                    self.submit_errors.append(error)
+            self.progress.update(count=len(outcomes), jobs_failed=len(self.submit_errors))
+            self.submit_end = time.monotonic()
 
     def wait_pods(self, deadline):
         """Wait until every expected pod is bound or done; return None or why it stopped early."""
@@ -279,12 +278,15 @@ class LoadTest:
             if files:
                 wanted = len(self.watch.records()) if self.watch else 0
                 times = None
-                # The audit backend may lag a moment behind the watch; read until it caught up.
-                for _attempt in range(10):
+                # The audit backend may lag a moment behind the watch; read until it caught up, for a few seconds
+                # at most: an interrupted run has its host guard's grace to write what it measured.
+                until = time.monotonic() + AUDIT_CATCH_UP_S
+                while True:
                     times = metrics.AuditTimes(self.p["namespace"])
                     for event in metrics.read_audit_events(metrics.audit_log_files(audit_log), self.p["namespace"]):
                         times.add(event)
-                    if len(times.pod_created) >= wanted and len(times.pod_bound) >= self._bound_seen():
+                    caught_up = len(times.pod_created) >= wanted and len(times.pod_bound) >= self._bound_seen()
+                    if caught_up or time.monotonic() > until:
                         break
                     time.sleep(0.5)
                 admitted = times.job_admitted if self.p["scheduler"] in capacity.ADMITTING_SCHEDULERS else None
@@ -391,6 +393,34 @@ class LoadTest:
         self.watch.stop()
         files, summary = self.write_results(reason is None, reason)
         return files, summary
+
+
+def open_loop(pool, jobs, create, note, outcomes, clock=time.monotonic, sleep=time.sleep):
+    """Hand each job to ``pool`` (``create(job)`` -> (job, error or None)) at its ``arrival_s`` after now, whatever
+    the earlier ones, and wait for them all; ``outcomes`` gets each (job, error) in job order. ``note(done,
+    failed)`` says how many creations have finished, and how many of them failed, as they do.
+
+    Stopped by an exception (SIGTERM's, say), it cancels the jobs not yet started, waits only for the requests in
+    flight and records them, so that what was created is known; a burst of 30,000 jobs queued at once would
+    otherwise keep the pool busy for minutes after the stop."""
+    start = clock()
+    futures = []
+    try:
+        for job in jobs:
+            while clock() < start + job["arrival_s"]:
+                finished = [future.result() for future in futures if future.done()]
+                note(len(finished), sum(1 for _, error in finished if error))
+                sleep(min(1.0, max(0.0, start + job["arrival_s"] - clock())))
+            futures.append(pool.submit(create, job))
+        failed = 0
+        for done, future in enumerate(futures, 1):
+            failed += future.result()[1] is not None
+            note(done, failed)
+    finally:
+        for future in futures:
+            future.cancel()
+        concurrent.futures.wait(futures)
+        outcomes.extend(future.result() for future in futures if not future.cancelled())
 
 
 def _csv_text(fields, rows):

@@ -6,7 +6,7 @@ Nothing here talks to a cluster or touches the file system except
 unit-tested in tests/unit/test_sched_metrics.py.
 
 Times are integers in microseconds since the epoch (UTC), as the audit log
-records them.
+records them. Every figure is defined in docs/metrics.md.
 """
 from __future__ import annotations
 
