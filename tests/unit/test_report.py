@@ -518,7 +518,7 @@ def test_report_playbook_writes_the_report_of_a_run_dir(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
 
     markdown = (run_dir / "report.md").read_text()
-    assert ("| default | 150 / 150 Δ +0.0% | n/a | 1.4 [1.2–1.5] Δ -6.7% | n/a | 110 [100–130] Δ +25.0% |"
+    assert ("| default | 150 / 150 Δ +0.0% | 1.4 [1.2–1.5] Δ -6.7% | n/a | 110 [100–130] Δ +25.0% |"
             in markdown), markdown
     assert "No env.json from: broken." in markdown
     assert "## Host broken (failed at Prepare the Go toolchain)" in markdown
