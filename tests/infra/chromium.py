@@ -20,7 +20,8 @@ WIDTH, HEIGHT = 1280, 900
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
 MEASURED_ID = "chromium-layout"
-# Every table's and chart's box, the page's width and the viewport's; written as JSON into <pre id=MEASURED_ID>.
+# Every table's and chart's (svg's) box, the page's width and the viewport's, the runs (data-run) of a table's rows and
+# of a chart's points and interval bars; written as JSON into <pre id=MEASURED_ID>.
 MEASURE = """<script>
 window.addEventListener("load", function () {
   var box = function (element) {
@@ -34,12 +35,16 @@ window.addEventListener("load", function () {
     entry.caption = table.caption ? table.caption.textContent : "";
     entry.first_header = table.rows.length ? table.rows[0].cells[0].textContent : "";
     entry.columns = table.rows.length ? table.rows[0].cells.length : 0;
+    entry.runs = Array.from(table.querySelectorAll("tr[data-run]"), function (row) { return row.dataset.run; });
     out.tables.push(entry);
   });
   document.querySelectorAll("svg").forEach(function (svg) {
     var entry = box(svg);
-    entry.id = svg.id;
-    entry.points = svg.querySelectorAll("circle").length;
+    var section = svg.closest("section");
+    entry.chart = svg.dataset.chart || svg.id;
+    entry.line = section ? section.dataset.config : "";
+    entry.runs = Array.from(svg.querySelectorAll("circle"), function (point) { return point.dataset.run; });
+    entry.intervals = Array.from(svg.querySelectorAll("g.interval"), function (bar) { return bar.dataset.run; });
     out.charts.push(entry);
   });
   var pre = document.createElement("pre");
@@ -73,7 +78,7 @@ def dom(page):
 
 
 def layout(page):
-    """What Chromium measured on ``page`` at 1280 px: {viewport, page, tables: [...], charts: [...]} (pixels)."""
+    """What Chromium measured on ``page`` at 1280 px: {viewport, page, tables: [...], charts: [...]} (MEASURE)."""
     page = pathlib.Path(page).resolve()
     text = page.read_text(encoding="utf-8")
     if "</body>" not in text:
@@ -97,7 +102,7 @@ def too_wide(measured, width=WIDTH):
         for index, item in enumerate(measured[kind]):
             if item["width"] > width or item["right"] > measured["viewport"] + 0.5:
                 wide.append("%s %d (%s): %.0f px wide, right edge at %.0f px of %d" % (
-                    kind[:-1], index, item.get("caption") or item.get("first_header") or item.get("id"),
+                    kind[:-1], index, item.get("caption") or item.get("first_header") or item.get("chart"),
                     item["width"], item["right"], measured["viewport"]))
     if measured["page"] > measured["viewport"]:
         wide.append("the page scrolls sideways: %d px of %d" % (measured["page"], measured["viewport"]))
