@@ -135,7 +135,8 @@ def describe(config, scheduler):
     if "nodes" in workload:
         sizes.append("%s nodes" % workload["nodes"])
     if "jobs" in workload:
-        sizes.append("%s jobs × %s pods" % (workload["jobs"], workload.get("pods_per_job", "?")))
+        pods = workload.get("pods_per_job", "?")
+        sizes.append("%s jobs × %s pod%s" % (workload["jobs"], pods, "" if pods == 1 else "s"))
     versions = config["versions"]
     parts = [", ".join([what] + sizes)]
     stack = []

@@ -221,3 +221,13 @@ def test_history_playbook_writes_the_index_once(results):
 
     again = run_history_playbook(results)
     assert again.returncode == 0 and "changed=0" in again.stdout, again.stdout
+
+
+@pytest.mark.parametrize("config, text", [
+    ({"scenario": "burst", "scenario_scale": 1, "workload": {"nodes": 5, "jobs": 5, "pods_per_job": 1},
+      "versions": {"kubernetes": "v1.32.2", "scheduler": "v0.10.1"}, "runtime": "binary"},
+     "burst, 5 nodes, 5 jobs × 1 pod; Kubernetes v1.32.2, kueue v0.10.1, binary runtime"),
+    ({"scenario": "gang", "scenario_scale": 0.125, "workload": {}, "versions": {}, "runtime": None}, "gang × 0.125"),
+])
+def test_describe(config, text):
+    assert history.describe(config, "kueue") == text
