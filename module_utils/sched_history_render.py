@@ -31,6 +31,7 @@ svg.trend .interval { stroke-width: 1.2; }
 .s1 { stroke: #d62728; fill: #d62728; }
 text.s0, text.s1 { stroke: none; }
 section.series { margin: 1.5em 0; }
+td.when { white-space: nowrap; }
 """
 
 
@@ -151,8 +152,8 @@ def runs_table(history):
                  escape(entry.gate or "none")]
         tone = {"passed": ' class="better"', "missed": ' class="bad"'}.get(entry.gate, "")
         cells[-1] = "<td%s>%s</td>" % (tone, cells[-1])
-        rows.append('<tr data-run="%s">%s%s</tr>' % (escape(entry.run_id), "".join(
-            "<td>%s</td>" % cell for cell in cells[:-1]), cells[-1]))
+        rows.append('<tr data-run="%s"><td>%s</td><td class="when">%s</td>%s%s</tr>' % (
+            escape(entry.run_id), cells[0], cells[1], "".join("<td>%s</td>" % cell for cell in cells[2:-1]), cells[-1]))
     rows.append("</table>")
     return "\n".join(rows)
 
