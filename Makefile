@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup bench bench-scale test test-fast test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen fetch teardown report knobs clean
+.PHONY: setup bench bench-scale test test-fast test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen fetch teardown history report knobs clean chromium
 
 ## setup: create .venv with the pinned Python packages (fast when done)
 setup: $(VENV)/.installed
@@ -30,23 +30,27 @@ bench-scale: setup
 fetch: setup
 	ansible-playbook playbooks/fetch.yml -i inventories/local -e bench_run_id=$(RUN) $(ARGS)
 
+## history: results/index.html and index.csv over every run under results/ (another directory: ARGS='-e bench_results_dir=<dir>')
+history: setup
+	ansible-playbook playbooks/history.yml $(ARGS)
+
 ## teardown: stop any benchmark cluster left on this machine
 teardown: setup
 	ansible-playbook playbooks/teardown.yml -i inventories/local $(ARGS)
 
 ## test: everything: lint, unit tests, end-to-end runs on the binary runtime, molecule scenarios
 ## (tests/e2e beside the rest, two pytest sessions: hack/test.sh)
-test: setup docker base-image
+test: setup docker base-image chromium
 	VENV=$(VENV) hack/test.sh $(PYTEST_ARGS)
 
 ## test-fast: the contributor's inner loop: unit tests, ruff and yamllint (pytest -m "not slow"), about a minute
 test-fast: setup
 	$(VENV)/bin/python -m pytest tests/unit tests/lint -m "not slow" $(PYTEST_ARGS)
 
-test-unit: setup
+test-unit: setup chromium
 	$(VENV)/bin/python -m pytest tests/unit $(PYTEST_ARGS)
 
-test-e2e: setup
+test-e2e: setup chromium
 	$(VENV)/bin/python -m pytest tests/e2e --ignore=tests/e2e/test_kind.py $(PYTEST_ARGS)
 
 test-molecule: setup docker base-image
@@ -55,6 +59,10 @@ test-molecule: setup docker base-image
 ## docker: install and start a Docker engine if none runs (molecule needs one)
 docker:
 	hack/docker-up.sh
+
+## chromium: install Debian's Chromium if it is missing (the tests look at the report and history pages in it)
+chromium:
+	hack/chromium.sh
 
 ## base-image: build the local Debian systemd image the molecule scenarios run on
 base-image: docker

@@ -10,7 +10,7 @@ short_description: Write the Markdown, HTML and CSV report and the charts of a b
 description:
   - Reads a run directory laid out as C(<run_dir>/<host>/<scheduler>/summary.json) (with C(repeat-<k>/)
     subdirectories for repeats and C(<host>/failed.json) for a host that failed) and writes C(report.md),
-    C(report.html), C(report.csv) and PNG charts under C(report-charts/) into O(output_dir).
+    C(report.html), C(report.csv), C(report.json) and PNG charts under C(report-charts/) into O(output_dir).
   - Per host, a table of every scheduler's numbers (median over repeats, with its 95 % bootstrap interval from 3
     repeats on, else min-max); per scheduler, the same numbers across hosts; the hosts' environments side by
     side; failed hosts and schedulers with their reason.
@@ -19,6 +19,7 @@ description:
     changes are coloured.
   - With O(gate), a Gate section with every check, passed or missed; the module itself succeeds, and
     RV(summary.gate.missed) lists the misses, one line each, for the playbook to fail on.
+  - C(report.json) holds RV(summary), for C(playbooks/history.yml) to show each run's gate.
   - Files are only rewritten when their content changes, so a second run on the same results reports no change.
   - Runs on the controller; needs the Python C(matplotlib) package there.
 version_added: "0.1.0"
@@ -138,6 +139,7 @@ summary:
       type: dict
 """
 
+import json
 import os
 import traceback
 
@@ -155,7 +157,7 @@ except ImportError:
 from ansible.module_utils.sched_gate import parse_gate
 from ansible.module_utils.sched_report import build_report
 from ansible.module_utils.sched_report_render import render_csv, render_html, render_markdown, render_png
-from ansible.module_utils.sched_report_run import CHARTS_DIR, find_run, load_run
+from ansible.module_utils.sched_report_run import CHARTS_DIR, REPORT_SUMMARY, find_run, load_run
 
 ARGUMENT_SPEC = dict(
     run_dir=dict(type="path", required=True),
@@ -172,6 +174,7 @@ def report_contents(report):
         "report.md": render_markdown(report).encode("utf-8"),
         "report.html": render_html(report).encode("utf-8"),
         "report.csv": render_csv(report).encode("utf-8"),
+        REPORT_SUMMARY: (json.dumps(report.summary, indent=2, sort_keys=True) + "\n").encode("utf-8"),
     }
     for chart in report.charts:
         contents[os.path.join(CHARTS_DIR, chart.file_name)] = render_png(chart)

@@ -21,9 +21,11 @@ from ansible.module_utils.sched_report_blocks import (  # noqa: F401 (Cell ... B
     LineChart,
     Paragraph,
     Table,
+    chunk_columns,
     format_number,
     format_stat,
     slug,
+    split_table,
 )
 from ansible.module_utils.sched_report_run import (
     CHARTS_DIR,
@@ -203,6 +205,20 @@ def host_table(run, host, previous=None):
 
 FLEET_TABLE_HEADERS = ["Scheduler", "Hosts with results", "Capacity; makespan bound"] + [
     metric.label for metric in METRICS]
+
+
+COST_KEYS = ("scheduler_cpu_s", "scheduler_peak_rss_mb")
+# The host and fleet tables as a laptop's screen shows them: one table per group of columns, each led by the
+# scheduler; a column no group names (a figure added later) joins the last group.
+TABLE_GROUPS = (
+    ("Throughput and makespan", ["Hosts with results", "Pods bound / expected"] + [
+        metric.label for metric in METRICS if metric.key not in LATENCY_KEYS + COST_KEYS]),
+    ("Scheduling latency", [METRIC[key].label for key in LATENCY_KEYS]),
+    ("Capacity, cost and status", []),
+)
+# Tables with a column per host (where the time went, what differs between hosts): at most this many hosts each
+# (a lab's host names are often 25 characters, that do not wrap).
+HOSTS_PER_TABLE = 4
 
 
 def fleet_capacity(run, scheduler, detail=True):
@@ -620,7 +636,8 @@ def build_report(run, previous=None, gate=None):
     if failures:
         blocks += [Heading(2, "Failures", "failures"), Paragraph("\n".join("- " + line for line in failures))]
 
-    blocks += [Heading(2, "Fleet: each scheduler across hosts", "fleet"), fleet_table(run, previous)]
+    blocks += [Heading(2, "Fleet: each scheduler across hosts", "fleet")] + split_table(fleet_table(run, previous),
+                                                                                      TABLE_GROUPS)
     note = capacity_note(run)
     if note:
         blocks.append(Paragraph(note))
@@ -635,7 +652,8 @@ def build_report(run, previous=None, gate=None):
         heading = "Host %s" % host.name
         if host.failure:
             heading += " (failed at %s)" % (host.failure["task"] or "an unknown task")
-        blocks += [Heading(2, heading, "host-" + slug(host.name)), host_table(run, host.name, previous)]
+        blocks += [Heading(2, heading, "host-" + slug(host.name))] + split_table(host_table(run, host.name, previous),
+                                                                                 TABLE_GROUPS)
         limits = limit_lines(run, host.name)
         if limits:
             blocks.append(Paragraph("What bounded the throughput:\n" + "\n".join("- " + line for line in limits)))
@@ -660,7 +678,7 @@ def build_report(run, previous=None, gate=None):
     phases = phases_table(run)
     if phases is not None:
         blocks += [Heading(2, "Where the time went (wall time %.1f s)" % (run.phases.get("wall_s") or 0.0), "phases"),
-                   phases, Paragraph(PHASES_NOTE)]
+                   *chunk_columns(phases, HOSTS_PER_TABLE), Paragraph(PHASES_NOTE)]
 
     differing, same, without = environment_tables(run)
     blocks.append(Heading(2, "Environment", "environment"))
@@ -671,7 +689,8 @@ def build_report(run, previous=None, gate=None):
         blocks += [Heading(3, "Host calibration"), calibration, Paragraph(CALIBRATION_NOTE)]
     if len(run.hosts) - len(without) > 1:
         blocks.append(Heading(3, "Differs between hosts"))
-        blocks.append(differing if differing.rows else Paragraph("Nothing: every host recorded the same."))
+        blocks += (chunk_columns(differing, HOSTS_PER_TABLE) if differing.rows
+                   else [Paragraph("Nothing: every host recorded the same.")])
         blocks.append(Heading(3, "Same on every host"))
     if same.rows:
         blocks.append(same)

@@ -33,6 +33,38 @@ class Paragraph:
 class Table:
     headers: list
     rows: list                  # lists of Cell
+    caption: str = ""
+
+
+def split_table(table, groups, keep=1):
+    """The table as one table per group of columns, each led by the first ``keep`` columns, so that a wide table
+    fits a laptop's screen. ``groups``: (caption, [header, ...]) in order; a column no group names joins the last
+    group, and a group left without columns is dropped."""
+    named = {header for _, headers in groups for header in headers}
+    rest = [header for header in table.headers[keep:] if header not in named]
+    tables = []
+    for index, (caption, headers) in enumerate(groups):
+        wanted = set(headers) | (set(rest) if index == len(groups) - 1 else set())
+        columns = [column for column, header in enumerate(table.headers) if column >= keep and header in wanted]
+        if columns:
+            lead = list(range(keep))
+            tables.append(Table([table.headers[column] for column in lead + columns],
+                                [[row[column] for column in lead + columns] for row in table.rows], caption))
+    return tables
+
+
+def chunk_columns(table, per_table, keep=1):
+    """A table with a column per host as several tables of at most ``per_table`` such columns, each led by the
+    first ``keep`` columns."""
+    columns = list(range(keep, len(table.headers)))
+    if len(columns) <= per_table:
+        return [table]
+    tables = []
+    for start in range(0, len(columns), per_table):
+        chosen = list(range(keep)) + columns[start:start + per_table]
+        tables.append(Table([table.headers[column] for column in chosen],
+                            [[row[column] for column in chosen] for row in table.rows], table.caption))
+    return tables
 
 
 @dataclass

@@ -17,15 +17,29 @@ def markdown_cell(text):
     return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
+def paragraph_parts(text):
+    """[(is_list, [line, ...])]: a paragraph's runs of text lines and of list items ("- " lines, without it)."""
+    parts = []
+    for line in text.split("\n"):
+        is_item = line.startswith("- ")
+        if not parts or parts[-1][0] != is_item:
+            parts.append((is_item, []))
+        parts[-1][1].append(line[2:] if is_item else line)
+    return parts
+
+
 def render_markdown(report):
     out = []
     for block in report.blocks:
         if isinstance(block, Heading):
             out.append("%s %s" % ("#" * block.level, block.text))
         elif isinstance(block, Paragraph):
-            out.append(block.text)
+            # A blank line before a list, which not every Markdown reader lets interrupt a paragraph.
+            out.append("\n\n".join("\n".join(("- " + line) if is_list else line for line in lines)
+                                    for is_list, lines in paragraph_parts(block.text)))
         elif isinstance(block, Table):
-            lines = ["| " + " | ".join(markdown_cell(header) for header in block.headers) + " |",
+            lines = ["**%s**\n" % block.caption] if block.caption else []
+            lines += ["| " + " | ".join(markdown_cell(header) for header in block.headers) + " |",
                      "|" + "|".join("---" for _ in block.headers) + "|"]
             lines += ["| " + " | ".join(markdown_cell(cell.text) for cell in row) + " |" for row in block.rows]
             out.append("\n".join(lines))
@@ -42,8 +56,19 @@ th { background: #f3f3f3; }
 td.better { color: #1a7f37; }
 td.worse { color: #cf222e; }
 td.bad { background: #ffebe9; }
-img { max-width: 100%; display: block; margin: 1em 0; }
+caption { text-align: left; font-weight: bold; padding: 0.3em 0; }
+td.long { overflow-wrap: anywhere; }
+img { width: 100%; max-width: 580px; display: inline-block; vertical-align: top; margin: 0.5em 1em 0.5em 0; }
 """
+# A cell with a word longer than this (a path, a URL, JSON) may break it anywhere rather than widen its table.
+LONG_WORD = 40
+
+
+def cell_classes(cell):
+    classes = [cell.tone] if cell.tone else []
+    if any(len(word) > LONG_WORD for word in str(cell.text).split()):
+        classes.append("long")
+    return ' class="%s"' % " ".join(classes) if classes else ""
 
 
 def render_html(report):
@@ -55,18 +80,19 @@ def render_html(report):
             anchor = ' id="%s"' % escape(block.anchor) if block.anchor else ""
             out.append("<h%d%s>%s</h%d>" % (block.level, anchor, escape(block.text), block.level))
         elif isinstance(block, Paragraph):
-            lines = block.text.split("\n")
-            if all(line.startswith("- ") for line in lines):
-                out.append("<ul>%s</ul>" % "".join("<li>%s</li>" % escape(line[2:]) for line in lines))
-            else:
-                out.append("<p>%s</p>" % escape(block.text))
+            for is_list, lines in paragraph_parts(block.text):
+                if is_list:
+                    out.append("<ul>%s</ul>" % "".join("<li>%s</li>" % escape(line) for line in lines))
+                else:
+                    out.append("<p>%s</p>" % escape("\n".join(lines)))
         elif isinstance(block, Table):
             out.append("<table>")
+            if block.caption:
+                out.append("<caption>%s</caption>" % escape(block.caption))
             out.append("<tr>%s</tr>" % "".join("<th>%s</th>" % escape(header) for header in block.headers))
             for row in block.rows:
-                out.append("<tr>%s</tr>" % "".join(
-                    "<td%s>%s</td>" % (' class="%s"' % cell.tone if cell.tone else "", escape(cell.text))
-                    for cell in row))
+                out.append("<tr>%s</tr>" % "".join("<td%s>%s</td>" % (cell_classes(cell), escape(cell.text))
+                                                   for cell in row))
             out.append("</table>")
         elif isinstance(block, Image):
             out.append('<img src="%s" alt="%s">' % (escape(block.path), escape(block.alt)))

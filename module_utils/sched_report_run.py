@@ -31,6 +31,8 @@ _PARTIAL_SUFFIX = ".partial"
 NO_SUMMARY = "no summary.json"
 # Where the run's wall time went, written by callback_plugins/bench_phases.py.
 PHASES_FILE = "phases.json"
+# The report's summary (what library/bench_report.py returns, its gate's outcome among it), beside report.md.
+REPORT_SUMMARY = "report.json"
 
 
 @dataclass(frozen=True)

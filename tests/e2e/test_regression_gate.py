@@ -1,20 +1,40 @@
 """bench.yml with repeats and a regression gate that must fail (issue 14): the report gives each figure its
 interval and a Gate section, and the run ends with a non-zero exit code and one line per miss, after the
-recap; each repeat lands beside the first. A bad gate is in test_bad_input.py."""
+recap; each repeat lands beside the first. A bad gate is in test_bad_input.py.
+
+Two more runs of the same workload, without repeats, land in the same results directory (about 20 s each): the
+history of the three (playbooks/history.yml, issue 33) shows them in headless Chromium with their trend charts."""
 import csv
 import json
 import os
 
-from conftest import failure_text, processes_mentioning, run_playbook, task_results
+import pytest
+from conftest import failure_text, new_bench_vars, processes_mentioning, run_playbook, task_results
+from infra import chromium
 
 TINY = dict(bench_nodes=5, bench_jobs=5, bench_pods_per_job=1, bench_pod_duration=1, bench_timeout=180,
             bench_repeats=3)
 
 
-def test_a_gate_miss_fails_the_run_with_one_line_per_miss(tmp_path, bench_vars):
+@pytest.fixture(name="three_runs", scope="module")
+def fixture_three_runs(tmp_path_factory):
+    """The gate's run (three repeats, the gate missed), then two runs of one repeat; (bench_vars, the gate run's
+    runner, the three run ids in order)."""
+    tmp_path = tmp_path_factory.mktemp("gate")
+    bench_vars = new_bench_vars(tmp_path)
     gate = {"*": {"latency_p99_ms": "<= 0.001"}, "default": {"pods_bound": ">= 5"}}
     runner = run_playbook(tmp_path, "bench.yml", dict(bench_vars, bench_gate=gate, **TINY), label="gate")
+    run_ids = [bench_vars["bench_run_id"]]
+    for label in ("second", "third"):
+        run_ids.append("%s-%s" % (bench_vars["bench_run_id"], label))
+        again = run_playbook(tmp_path, "bench.yml", dict(bench_vars, **dict(TINY, bench_repeats=1),
+                                                         bench_run_id=run_ids[-1]), label=label)
+        assert again.rc == 0, failure_text(again)
+    return bench_vars, runner, run_ids
 
+
+def test_a_gate_miss_fails_the_run_with_one_line_per_miss(three_runs):
+    bench_vars, runner, _ = three_runs
     assert runner.rc != 0
     run_dir = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"])
     # The benchmark itself went through: three complete repeats, every pod bound.
@@ -53,6 +73,43 @@ def test_a_gate_miss_fails_the_run_with_one_line_per_miss(tmp_path, bench_vars):
     assert "| localhost | default | pods_bound | 5 | >= 5 | passed |" in markdown
     assert "95 % confidence interval with 3 or more repeats" in markdown
     assert processes_mentioning(bench_vars["bench_workspace"]) == []
+
+
+def test_the_history_of_the_three_runs_shows_them_with_their_trend_charts(three_runs, tmp_path):
+    bench_vars, _, run_ids = three_runs
+    results = bench_vars["bench_results_dir"]
+    runner = run_playbook(tmp_path, "playbooks/history.yml", {"bench_results_dir": results}, label="history")
+    assert runner.rc == 0, failure_text(runner)
+
+    page = os.path.join(results, "index.html")
+    measured = chromium.layout(page)
+    assert chromium.too_wide(measured) == []
+    (runs,) = [table for table in measured["tables"] if table["runs"]]
+    assert runs["runs"] == run_ids[::-1]
+    # One line (localhost, default, one workload): throughput, latency (p50 and p99) and makespan, each with a point
+    # per run, and the bars of the repeats of the gate's run.
+    charts = {chart["chart"]: chart for chart in measured["charts"]}
+    assert len(measured["charts"]) == len(charts) == 3 and len({chart["line"] for chart in measured["charts"]}) == 1
+    assert charts["throughput"]["runs"] == charts["makespan"]["runs"] == run_ids
+    assert sorted(charts["latency"]["runs"]) == sorted(run_ids * 2)
+    assert all(chart["width"] > 300 and chart["height"] > 200 for chart in charts.values())
+    assert {run for chart in charts.values() for run in chart["intervals"]} == {run_ids[0]}
+
+    dom = chromium.dom(page)
+    assert '<tr data-run="%s">' % run_ids[0] in dom and '<td class="bad">missed</td></tr>' in dom
+    for run_id in run_ids:
+        assert '<a href="%s/report.html">%s</a>' % (run_id, run_id) in dom
+    with open(os.path.join(results, "index.csv"), encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [(row["run_id"], row["repeats_complete"], row["gate"]) for row in rows] == [
+        (run_ids[0], "3", "missed"), (run_ids[1], "1", ""), (run_ids[2], "1", "")]
+    assert len({row["configuration"] for row in rows}) == 1
+
+    # The gate run's own report, in the same browser: its tables fit a laptop, and what bounded the throughput is a
+    # list.
+    report = os.path.join(results, run_ids[0], "report.html")
+    assert chromium.too_wide(chromium.layout(report)) == []
+    assert "<p>What bounded the throughput:</p>\n<ul><li>default: " in chromium.dom(report)
 
 
 def format_number(value):

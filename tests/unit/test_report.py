@@ -518,13 +518,14 @@ def test_report_playbook_writes_the_report_of_a_run_dir(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
 
     markdown = (run_dir / "report.md").read_text()
-    assert ("| default | 150 / 150 Δ +0.0% | n/a | 1.4 [1.2–1.5] Δ -6.7% | n/a | 110 [100–130] Δ +25.0% |"
+    assert ("| default | 150 / 150 Δ +0.0% | 1.4 [1.2–1.5] Δ -6.7% | n/a | 110 [100–130] Δ +25.0% |"
             in markdown), markdown
     assert "No env.json from: broken." in markdown
     assert "## Host broken (failed at Prepare the Go toolchain)" in markdown
     assert "not run: host failed at Prepare the Go toolchain: module proxy: connection refused" in markdown
     rows = list(csv.DictReader((run_dir / "report.csv").open()))
     assert [(row["host"], row["status"]) for row in rows] == [("broken", "not run"), ("good", "complete")]
+    assert json.loads((run_dir / "report.json").read_text())["gate"] is None
     charts = sorted(os.listdir(run_dir / run_data.CHARTS_DIR))
     assert charts == ["backlog-good.png", "bound-good.png", "latency.png", "throughput.png"]
     for name in charts:
@@ -629,6 +630,9 @@ def test_report_playbook_fails_on_a_gate_miss_with_one_line_per_miss(tmp_path):
     # The report is written all the same, with its Gate section.
     markdown = (run_dir / "report.md").read_text()
     assert "## Gate: missed" in markdown and "| h | default | latency_p99_ms | 30 | <= 0.001 | missed |" in markdown
+    # report.json, the module's summary, keeps the outcome for the history (playbooks/history.yml).
+    gate = json.loads((run_dir / "report.json").read_text())["gate"]
+    assert (gate["checks"], gate["passed"], len(gate["missed"])) == (4, 2, 2)
 
     passing = run_report_playbook("-e", "bench_report_run_dir=%s" % run_dir,
                                   "-e", '{"bench_gate": {"default": {"latency_p99_ms": "<= 800"}}}')

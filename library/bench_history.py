@@ -1,0 +1,114 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+"""Ansible module: write the history of a results directory."""
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: bench_history
+short_description: Write index.html and index.csv over every benchmark run of a results directory
+description:
+  - Reads every run under O(results_dir) (each C(<run_id>/) laid out as library/bench_report.py reads it) and writes
+    into O(results_dir) C(index.html), a table of the runs (when, hosts, schedulers, workload, repeats, how many
+    results are complete, the gate's outcome, a link to each run's report) and, per host, scheduler and
+    configuration, trend charts (inline SVG) of the mean throughput, the p50 and p99 scheduling latency and the
+    makespan over time, each run's point with its repeats' interval; and C(index.csv), one row per run, host and
+    scheduler with every figure of the report.
+  - A configuration is the scenario and workload, the versions (Kubernetes, the components', the scheduler's),
+    the runtime and the scheduler's and controller's knobs; runs that differ in any of them are drawn on separate
+    lines. The number of repeats and the timeout do not count.
+  - The gate's outcome is the one the run's report recorded (C(report.json)); a run without a report has none.
+  - Directories that hold no results are left out and named on the page.
+  - Files are only rewritten when their content changes.
+  - Runs on the controller; needs nothing beyond Python's standard library.
+version_added: "0.1.0"
+options:
+  results_dir:
+    description: The results directory, C(results/) of the project by default in C(playbooks/history.yml).
+    type: path
+    required: true
+author:
+  - kube-sched-bench maintainers
+"""
+
+EXAMPLES = r"""
+- name: Write the history of results/
+  bench_history:
+    results_dir: results
+  register: history
+
+- name: Show where it is
+  ansible.builtin.debug:
+    msg: "{{ history.index_html }}: {{ history.runs }} runs, {{ history.lines }} trend lines"
+"""
+
+RETURN = r"""
+index_html:
+  description: Path of the page.
+  returned: success
+  type: str
+  sample: /home/bench/kube-sched-bench/results/index.html
+index_csv:
+  description: Path of the CSV.
+  returned: success
+  type: str
+runs:
+  description: How many runs the history holds.
+  returned: success
+  type: int
+lines:
+  description: How many trend lines (host, scheduler and configuration) it draws.
+  returned: success
+  type: int
+skipped:
+  description: The directories left out, each with why.
+  returned: success
+  type: list
+  elements: str
+"""
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.bench_atomic import write_atomically
+from ansible.module_utils.sched_history import INDEX_FILES, load_history
+from ansible.module_utils.sched_history_render import render_csv, render_html
+
+
+def differs(path, content):
+    try:
+        with open(path, "rb") as handle:
+            return handle.read() != content
+    except OSError:
+        return True
+
+
+def main():
+    module = AnsibleModule(argument_spec=dict(results_dir=dict(type="path", required=True)), supports_check_mode=True)
+    results_dir = os.path.abspath(module.params["results_dir"])
+    if not os.path.isdir(results_dir):
+        module.fail_json(msg="results_dir %s is not a directory: give the directory the runs are in (bench_results_dir)"
+                         % results_dir)
+    try:
+        history = load_history(results_dir)
+    except OSError as exc:
+        module.fail_json(msg="cannot read the results: %s" % exc)
+    page, table = INDEX_FILES
+    contents = {
+        page: render_html(history, "Benchmark history of %s" % os.path.basename(results_dir)).encode("utf-8"),
+        table: render_csv(history).encode("utf-8"),
+    }
+    paths = {name: os.path.join(results_dir, name) for name in contents}
+    changed = [name for name in contents if differs(paths[name], contents[name])]
+    if not module.check_mode:
+        try:
+            for name in changed:
+                write_atomically(paths[name], contents[name])
+        except OSError as exc:
+            module.fail_json(msg="could not write into %s: %s" % (results_dir, exc))
+    module.exit_json(changed=bool(changed), index_html=paths[page], index_csv=paths[table], runs=len(history.runs),
+                     lines=len(history.series), skipped=["%s: %s" % pair for pair in history.skipped])
+
+
+if __name__ == "__main__":
+    main()
