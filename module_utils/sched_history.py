@@ -3,8 +3,9 @@
 time (library/bench_history.py writes it; sched_history_render turns it into HTML and CSV).
 
 A configuration is what must be the same for two runs' figures to be drawn on one line: the scenario and workload,
-the versions (the version matrix's pins, the components' and the scheduler's own), the runtime and the knobs of the
-system under test. Repeats, the timeout and the calibration's knobs are not part of it. Unit-tested in
+the versions (the version matrix's pins, the components' and the scheduler's own, and summary.json's schema
+version, which changes how figures are defined: docs/metrics.md#versions), the runtime and the knobs of the system
+under test. Repeats, the timeout and the calibration's knobs are not part of it. Unit-tested in
 tests/unit/test_history.py.
 """
 from __future__ import annotations
@@ -112,6 +113,7 @@ def configuration(result):
     return {
         "scenario": summary.get("scenario") or (env.get("knobs") or {}).get("scenario") or "burst",
         "scenario_scale": summary.get("scenario_scale", 1),
+        "schema_version": summary.get("schema_version", 1),
         "workload": {key: value for key, value in sorted(workload.items()) if key not in NOT_WORKLOAD},
         "versions": {"kubernetes": pins.get("kubernetes"), "scheduler": deployed.get("version") or pins.get(result.name),
                      "components": versions.get("components") or {}},

@@ -69,6 +69,20 @@ def test_runs_of_one_configuration_share_a_line_and_the_others_get_their_own(res
         "burst, 20 nodes, 50 jobs × 3 pods; Kubernetes v1.32.2, binary runtime")
 
 
+def test_runs_whose_figures_are_defined_differently_are_not_drawn_on_one_line(tmp_path):
+    """summary.json's schema version 2 changed the percentiles and the peak (docs/metrics.md#versions): a run
+    before it and one after are two lines, though all else is alike."""
+    results = tmp_path / "results"
+    write_run(results, "old", "2026-11-01T00:00:00Z", [100.0])
+    write_run(results, "new", "2026-12-03T00:00:00Z", [100.0])
+    path = results / "new" / "h" / "default" / "summary.json"
+    path.write_text(json.dumps(dict(json.loads(path.read_text()), schema_version=2)))
+    built = history.load_history(str(results))
+    assert [[point.run_id for point in line.points] for line in built.series] == [["old"], ["new"]]
+    configs = {line.points[0].run_id: line.configuration for line in built.series}
+    assert history.differences(configs) == {"old": "schema_version 1", "new": "schema_version 2"}
+
+
 def test_a_point_is_the_median_of_the_runs_complete_repeats_with_its_interval(results):
     line = history.load_history(str(results)).series[0]
 
