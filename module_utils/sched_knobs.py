@@ -205,6 +205,11 @@ KNOBS = (
         " significant" (needs bench_repeats >= 4), or a list of them; a scheduler's own figure replaces "*"'s. A
         miss fails the run with one line per miss.""", shown="{} (none)",
           see="reading-the-report.md#a-regression-gate"),
+    _knob("gate_busy", "str", "judge", RESULTS, """
+        What bench_gate does with a result measured on a busy host (bench_busy_threshold): judge (as any other) or
+        refuse (no threshold of that host and scheduler is checked; the run fails with one line per such result
+        saying how busy the host was, "gate refused: ...", and the gate's verdict is refused). Also a knob of
+        playbooks/report.yml on its own.""", rule=("judge", "refuse"), see="reading-the-report.md#a-busy-host"),
     _knob("report_run_dir", "str", "", RESULTS, "playbooks/report.yml: the run's results directory to report on.",
           entries=("report",), shown="(required)"),
     _knob("report_output_dir", "str", "", RESULTS, "playbooks/report.yml: where the report is written; empty for "

@@ -110,6 +110,7 @@ def test_strings_from_the_command_line_are_accepted():
     ({"bench_throttle": "some"}, "bench_throttle='some' is not allowed"),
     ({"bench_busy_threshold": 150}, "bench_busy_threshold=150 is not allowed: use a percentage from 0 to 100"),
     ({"bench_busy_threshold": "-1"}, "bench_busy_threshold='-1' is not allowed: use a percentage from 0 to 100"),
+    ({"bench_gate_busy": "skip"}, "bench_gate_busy='skip' is not allowed: use one of judge, refuse"),
     ({"bench_calibrate": "sometimes"}, "bench_calibrate='sometimes' is not allowed: use true or false"),
     ({"bench_calibrate": 2}, "bench_calibrate=2 is not allowed: use true or false"),
     ({"bench_queue_quota": "all"}, "bench_queue_quota='all' is not allowed: use seed, cluster, or {cpu: <quantity>"),
