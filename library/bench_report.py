@@ -19,6 +19,8 @@ description:
     changes are coloured.
   - With O(gate), a Gate section with every check, passed or missed; the module itself succeeds, and
     RV(summary.gate.missed) lists the misses, one line each, for the playbook to fail on.
+  - A result measured on a busy host (summary.json's C(host_load.busy)) is marked in its status and under its host's
+    table; with O(gate_busy=refuse) the gate does not judge it and RV(summary.gate.refused) has a line for it.
   - C(report.json) holds RV(summary), for C(playbooks/history.yml) to show each run's gate.
   - Files are only rewritten when their content changes, so a second run on the same results reports no change.
   - Runs on the controller; needs the Python C(matplotlib) package there.
@@ -39,10 +41,18 @@ options:
   gate:
     description:
       - Thresholds per scheduler and figure, the playbooks' C(bench_gate); see docs/reading-the-report.md, "A regression gate".
-      - A mapping of a scheduler (or C(*) for every scheduler) to C({figure: threshold}), a threshold being
+      - A mapping of a scheduler (or C(*) for every scheduler) to C({figure -> threshold}), a threshold being
         C(>= N), C(<= N), C(worse_by <= N%) or C(worse_by <= N% significant) (the last two need O(compare_to)),
         or a list of them; or that mapping as JSON text.
     type: raw
+  gate_busy:
+    description:
+      - The playbooks' C(bench_gate_busy). V(judge) checks a result measured on a busy host as any other; V(refuse)
+        checks none of its thresholds and lists it in RV(summary.gate.refused) instead (the earlier run's busy
+        result too, for a relative threshold).
+    type: str
+    choices: [judge, refuse]
+    default: judge
 author:
   - kube-sched-bench maintainers
 """
@@ -128,6 +138,8 @@ summary:
           passed: false
           why: ""
           line: "gate missed: host lab-01, scheduler default, latency_p99_ms = 912, threshold <= 800"
+      refused: []
+      verdict: missed
   contains:
     statistics:
       description: How intervals and verdicts were computed, with the bootstrap's seed.
@@ -136,6 +148,10 @@ summary:
       description:
         - The gate's outcome, null without O(gate) - the number of checks, how many passed, and each missed check
           with its host, scheduler, figure, value, earlier value, threshold, why and one C(line) saying all that.
+        - C(refused) - each result not judged because it was measured on a busy host (with O(gate_busy=refuse)), with
+          its host, scheduler, the run it was measured in, how busy, its other processes' share of the CPUs and one
+          C(line).
+        - C(verdict) - passed, missed, refused, or missed and refused.
       type: dict
 """
 
@@ -154,7 +170,7 @@ except ImportError:
     HAS_MATPLOTLIB = False
     MATPLOTLIB_IMPORT_ERROR = traceback.format_exc()
 
-from ansible.module_utils.sched_gate import parse_gate
+from ansible.module_utils.sched_gate import BUSY_CHOICES, JUDGE, parse_gate
 from ansible.module_utils.sched_report import build_report
 from ansible.module_utils.sched_report_render import render_csv, render_html, render_markdown, render_png
 from ansible.module_utils.sched_report_run import CHARTS_DIR, REPORT_SUMMARY, find_run, load_run
@@ -165,6 +181,7 @@ ARGUMENT_SPEC = dict(
     output_dir=dict(type="path"),
     # Checked by sched_gate.parse_gate, the one rule for the playbooks' check and this module.
     gate=dict(type="raw"),
+    gate_busy=dict(type="str", choices=list(BUSY_CHOICES), default=JUDGE),
 )
 
 
@@ -217,7 +234,7 @@ def main():
     except (OSError, ValueError) as exc:
         module.fail_json(msg="cannot read the results: %s" % exc)
 
-    report = build_report(run, previous, gate)
+    report = build_report(run, previous, gate, module.params["gate_busy"])
     try:
         contents = report_contents(report)
     except Exception as exc:  # noqa: BLE001 - a chart matplotlib cannot draw must not hide the tables

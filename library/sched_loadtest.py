@@ -93,6 +93,24 @@ options:
     type: list
     elements: path
     default: []
+  own_pid_dir:
+    description:
+      - A directory whose C(*.pid) files name the benchmark's own processes on this host (the cluster's components,
+        kwok, the scheduler, the load test). While the test runs, the CPU time the host spent busy (/proc/stat) less
+        what those processes, their descendants, O(scheduler_pid_files), O(own_pids) and this module spent is what
+        other processes took, C(host_load) in the summary.
+    type: path
+  own_pids:
+    description:
+      - More processes of the benchmark, with their descendants (on kind, the node containers' first process).
+    type: list
+    elements: int
+    default: []
+  busy_threshold:
+    description:
+      - C(host_load.busy) is true when other processes used more than this percentage of the host's CPU time (all
+        its CPUs) during the test; without it, C(busy) is null and the figures are still recorded.
+    type: float
   ceiling_pods_per_s:
     description:
       - The host's API create ceiling in pods per second, as M(bench_calibrate) measured it on this host
@@ -145,6 +163,17 @@ summary:
     makespan_bound: {unit: pod, at_once: 3200, waves: 1, seconds: 0.0}
     efficiency: null
     share_of_host_ceiling: 0.0235
+    host_load:
+      cpus: 2
+      window_s: 8.4
+      other_cpu_percent: 3.1
+      own_cpu_percent: 61.0
+      loadavg_before: 0.21
+      loadavg_after: 1.35
+      busy: false
+      threshold_percent: 25.0
+      top_other: [{pid: 911, name: ansible-playboo, cpu_percent: 1.2}]
+      own_processes: 7
 files:
   description: Paths of the files written.
   returned: when not in check mode
@@ -190,6 +219,9 @@ ARGUMENT_SPEC = dict(
     progress_file=dict(type="path"),
     pid_file=dict(type="path"),
     ceiling_pods_per_s=dict(type="float"),
+    own_pid_dir=dict(type="path"),
+    own_pids=dict(type="list", elements="int", default=[]),
+    busy_threshold=dict(type="float"),
 )
 
 
@@ -199,6 +231,8 @@ def main():
     problem = workloads.validate(params)
     if problem:
         module.fail_json(msg=problem)
+    if params["busy_threshold"] is not None and rules.rule_problem(rules.PERCENT, params["busy_threshold"]):
+        module.fail_json(msg="busy_threshold=%r is not allowed: %s" % (params["busy_threshold"], rules.PERCENT[1]))
     if not os.path.isfile(params["kubeconfig"]) or not os.access(params["kubeconfig"], os.R_OK):
         module.fail_json(msg="kubeconfig %s does not exist or is not readable" % params["kubeconfig"])
     if KUBERNETES_IMPORT_ERROR:

@@ -13,6 +13,10 @@ sched_report_run.METRICS. A threshold is one of:
                                   test over the repeats also finds it significant (sched_stats.compare)
 
 A check that cannot be made (no value, no earlier value, no verdict possible) is a miss.
+
+With ``busy="refuse"`` (bench_gate_busy), a result measured on a busy host (summary.json's host_load.busy, in any
+of the repeats its numbers come from; for a relative threshold, the earlier run's too) is not judged: it gets a
+Refusal, one line saying how busy the host was, and no check.
 """
 from __future__ import annotations
 
@@ -22,15 +26,21 @@ import re
 from dataclasses import dataclass
 
 try:
+    from ansible.module_utils.sched_host_load import describe_repeats
+    from ansible.module_utils.sched_knobs import BY_NAME
     from ansible.module_utils.sched_report_run import METRIC, METRICS
     from ansible.module_utils.sched_rules import SCHEDULERS
     from ansible.module_utils.sched_stats import NO_VERDICT, WORSE, compare
 except ImportError:  # imported by the filter plugins, with module_utils on sys.path
+    from sched_host_load import describe_repeats
+    from sched_knobs import BY_NAME
     from sched_report_run import METRIC, METRICS
     from sched_rules import SCHEDULERS
     from sched_stats import NO_VERDICT, WORSE, compare
 
 ANY = "*"
+# bench_gate_busy: judge a result measured on a busy host as any other, or refuse to.
+JUDGE, REFUSE = BUSY_CHOICES = BY_NAME["gate_busy"].rule
 ALLOWED = "use '>= N', '<= N' or 'worse_by <= N%' (optionally followed by ' significant')"
 EXAMPLE = '{"*": {"latency_p99_ms": "<= 800"}, "default": {"throughput_pods_per_s": ">= 20"}}'
 _NUMBER = r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
@@ -229,26 +239,77 @@ def _repeats(result, metric):
     return result.values(metric) if result is not None and result.has_numbers else []
 
 
-def evaluate(gate, run, previous=None):
-    """Every check of the gate on every host of the run (sched_report_run.Run), in a fixed order."""
-    checks = []
+@dataclass(frozen=True)
+class Refusal:
+    """A result the gate did not judge: it was measured on a busy host (``run``: this run's id, or the earlier
+    run's for a relative threshold)."""
+    host: str
+    scheduler: str
+    run: str
+    how_busy: str
+    other_cpu_percent: float | None
+
+    def as_dict(self):
+        return {"host": self.host, "scheduler": self.scheduler, "run": self.run, "how_busy": self.how_busy,
+                "other_cpu_percent": self.other_cpu_percent, "line": self.line()}
+
+    def line(self):
+        return ("gate refused: host %s, scheduler %s was measured on a busy host in run %s, %s; not judged "
+                "(bench_gate_busy=refuse)" % (self.host, self.scheduler, self.run, self.how_busy))
+
+
+def _judged(gate, run):
+    """(host, scheduler) of every result the gate judges, in a fixed order."""
     schedulers = list(run.scheduler_names) if ANY in gate.rules else []
     schedulers += [name for name in gate.named_schedulers if name not in schedulers]
-    for host in run.hosts:
-        for scheduler in schedulers:
-            result = run.result(host, scheduler)
-            before = previous.result(host, scheduler) if previous is not None else None
-            for figure, thresholds in gate.thresholds(scheduler).items():
-                metric = METRIC[figure]
-                value, earlier = _median(result, metric), _median(before, metric)
-                for threshold in thresholds:
-                    verdict = None
-                    if threshold.significant:
-                        verdict = compare(_repeats(before, metric), _repeats(result, metric), metric.higher_is_better)
-                    passed, why = check(threshold, value, metric.higher_is_better, earlier, verdict)
-                    if value is None:
-                        why = _missing(result, run.run_id)
-                    checks.append(Check(host, scheduler, figure, threshold, value, earlier, passed, why))
+    return [(host, scheduler) for host in run.hosts for scheduler in schedulers]
+
+
+def _busy_refusal(result, host, scheduler, run_id):
+    if result is None or not result.busy_host:
+        return None
+    load = result.host_load
+    return Refusal(host, scheduler, run_id, describe_repeats(load), load["worst"].get("other_cpu_percent"))
+
+
+def refusals(gate, run, previous=None, busy=JUDGE):
+    """With ``busy`` refuse, a Refusal for every result the gate would judge that was measured on a busy host, or
+    whose earlier result was, when one of its thresholds compares with it."""
+    if busy != REFUSE:
+        return []
+    found = []
+    for host, scheduler in _judged(gate, run):
+        refusal = _busy_refusal(run.result(host, scheduler), host, scheduler, run.run_id)
+        relative = any(threshold.relative for thresholds in gate.thresholds(scheduler).values()
+                       for threshold in thresholds)
+        if refusal is None and relative and previous is not None:
+            refusal = _busy_refusal(previous.result(host, scheduler), host, scheduler, previous.run_id)
+        if refusal is not None:
+            found.append(refusal)
+    return found
+
+
+def evaluate(gate, run, previous=None, refused=()):
+    """Every check of the gate on every host of the run (sched_report_run.Run), in a fixed order; none for the
+    results of ``refused`` (Refusals)."""
+    checks = []
+    skipped = {(refusal.host, refusal.scheduler) for refusal in refused}
+    for host, scheduler in _judged(gate, run):
+        if (host, scheduler) in skipped:
+            continue
+        result = run.result(host, scheduler)
+        before = previous.result(host, scheduler) if previous is not None else None
+        for figure, thresholds in gate.thresholds(scheduler).items():
+            metric = METRIC[figure]
+            value, earlier = _median(result, metric), _median(before, metric)
+            for threshold in thresholds:
+                verdict = None
+                if threshold.significant:
+                    verdict = compare(_repeats(before, metric), _repeats(result, metric), metric.higher_is_better)
+                passed, why = check(threshold, value, metric.higher_is_better, earlier, verdict)
+                if value is None:
+                    why = _missing(result, run.run_id)
+                checks.append(Check(host, scheduler, figure, threshold, value, earlier, passed, why))
     return checks
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 # rule: None (checked elsewhere or not at all), a tuple of allowed strings (a choice), or the name of a kind of
-# rule of sched_rules (count, positive, seconds, quantity, queue_quota, flag, optional_count).
+# rule of sched_rules (count, positive, seconds, quantity, queue_quota, flag, percent, optional_count).
 # allowed: the second half of the sentence for an optional_count. workload: part of the workload description
 # (bench_workload, the load test's ``workload``, summary.json and env.json's ``workload``). recorded: in env.json's
 # ``knobs``. feeds: the role inputs that take the value under their role's prefix. shown: the default as the docs
@@ -81,6 +81,13 @@ KNOBS = (
         generator's settings); env.json says when and by which run it was measured. 0: measure every run.""",
           rule="optional_count", allowed="use whole hours, 0 (measure every run) or more", recorded=True,
           feeds=("loadtest_calibration_max_age",), see="reading-the-report.md#host-calibration"),
+    _knob("busy_threshold", "float", 25, RUN, """
+        A load test ran on a busy host when other processes (neither the cluster, kwok, the scheduler nor the load
+        test) used more than this percentage of the host's CPU time, all its CPUs together, while it ran (from
+        /proc). Each summary.json records how busy the host was (host_load); the report marks a result measured on
+        a busy host and says how busy, and bench_gate_busy decides whether the gate judges it. 100: never busy.""",
+          rule="percent", recorded=True, feeds=("loadtest_busy_threshold",),
+          see="reading-the-report.md#a-busy-host"),
     _knob("external_kubeconfig", "str", "", RUN, """
         With bench_runtime external: the kubeconfig (on the host) of the cluster to benchmark. Only the run's
         namespace, fake nodes and kwok process are created there, and removed afterwards.""",
@@ -198,6 +205,11 @@ KNOBS = (
         " significant" (needs bench_repeats >= 4), or a list of them; a scheduler's own figure replaces "*"'s. A
         miss fails the run with one line per miss.""", shown="{} (none)",
           see="reading-the-report.md#a-regression-gate"),
+    _knob("gate_busy", "str", "judge", RESULTS, """
+        What bench_gate does with a result measured on a busy host (bench_busy_threshold): judge (as any other) or
+        refuse (no threshold of that host and scheduler is checked; the run fails with one line per such result
+        saying how busy the host was, "gate refused: ...", and the gate's verdict is refused). Also a knob of
+        playbooks/report.yml on its own.""", rule=("judge", "refuse"), see="reading-the-report.md#a-busy-host"),
     _knob("report_run_dir", "str", "", RESULTS, "playbooks/report.yml: the run's results directory to report on.",
           entries=("report",), shown="(required)"),
     _knob("report_output_dir", "str", "", RESULTS, "playbooks/report.yml: where the report is written; empty for "

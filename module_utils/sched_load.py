@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from ansible.module_utils import bench_result_files as result_files
 from ansible.module_utils import sched_capacity as capacity
 from ansible.module_utils import sched_cost as cost
+from ansible.module_utils import sched_host_load as host_load
 from ansible.module_utils import sched_metrics as metrics
 from ansible.module_utils import sched_scenario_objects as scenario_objects
 from ansible.module_utils import sched_scenario_records as scenario_records
@@ -76,6 +77,7 @@ class LoadTest:
         self.scenario_timed_out = False  # ... and that is a finding of the scenario, not a failure (run)
         self.started_at = ""
         self.cost_start = {}
+        self.load_start = None
         self.phases = {}
         self.progress = ProgressFile(params.get("progress_file"))
 
@@ -300,7 +302,19 @@ class LoadTest:
     def _bound_seen(self):
         return self.watch.counts().bound if self.watch else 0
 
+    def host_load_sample(self):
+        """The host's CPU counters and processes now, the benchmark's own named by the pid files of O(own_pid_dir)
+        and O(scheduler_pid_files), O(own_pids) and this process; None when /proc cannot be read."""
+        roots = host_load.pids_of([self.p["own_pid_dir"]] if self.p.get("own_pid_dir") else [],
+                                  self.p["scheduler_pid_files"])
+        try:
+            return host_load.sample(roots + list(self.p.get("own_pids") or []) + [os.getpid()])
+        except (OSError, ValueError, IndexError):
+            return None
+
     def write_results(self, complete, reason):
+        # Before the analysis, which is the load test's own work after the load.
+        load_end = self.host_load_sample() if self.load_start else None
         analysis_start = time.monotonic()
         records, job_times, job_admitted, source = self.measure()
         window = (self.submit_end - self.submit_start) if self.submit_end and self.submit_start else None
@@ -321,6 +335,8 @@ class LoadTest:
             "audit_log_bytes": metrics.files_size(metrics.audit_log_files(self.p["audit_log"])
                                                   if self.p["audit_log"] else []),
             "loadtest_cost": None,
+            "host_load": (host_load.summarize(self.load_start, load_end, self.p.get("busy_threshold"))
+                          if load_end else None),
         }
         summary, timeline, jobs, pods = result_summary.build(run, measured, submission, outcome)
         pod_rows = scenario_records.scenario_pod_rows(records, jobs)
@@ -367,6 +383,7 @@ class LoadTest:
         self.started_at = metrics.format_time_us(int(time.time() * 1_000_000))
         deadline = time.monotonic() + self.workload["timeout"]
         self.cost_start = cost.sample(self.p["scheduler_pid_files"])
+        self.load_start = self.host_load_sample()
         phase = time.monotonic()
         self.create_namespace()
         self.create_namespace_objects()

@@ -12,7 +12,10 @@ import json
 from dataclasses import dataclass
 
 from ansible.module_utils.bench_phase_clock import table_rows as phase_table_rows
+from ansible.module_utils.sched_gate import JUDGE
 from ansible.module_utils.sched_gate import evaluate as evaluate_gate
+from ansible.module_utils.sched_gate import refusals as gate_refusals
+from ansible.module_utils.sched_host_load import describe_repeats
 from ansible.module_utils.sched_report_blocks import (  # noqa: F401 (Cell ... BarChart: the report's vocabulary)
     BarChart,
     Cell,
@@ -160,6 +163,9 @@ def status_cell(result):
     reason = result.reason
     if reason:
         text += ": " + reason
+    if result.busy_host:
+        return Cell(text + "; busy host (%s %% other CPU)" % format_number(
+            result.host_load["worst"]["other_cpu_percent"]), "bad")
     return Cell(text, STATUS_TONE[result.status])
 
 
@@ -294,15 +300,34 @@ def comparison_table(run, previous):
     return Table(headers, rows)
 
 
-def gate_blocks(checks):
+def gate_verdict(checks, refused):
+    """passed, missed, refused, or "missed and refused"."""
+    missed = any(not check.passed for check in checks)
+    return " and ".join(word for word, found in (("missed", missed), ("refused", refused)) if found) or "passed"
+
+
+def gate_blocks(checks, refused=()):
     missed = [check for check in checks if not check.passed]
     text = "%d check%s of bench_gate: %s." % (len(checks), "" if len(checks) == 1 else "s",
                                               "%d missed" % len(missed) if missed else "all passed")
-    table = Table(["Host", "Scheduler", "Figure", "Value", "Threshold", "Result", "Why"], [
-        [Cell(check.host), Cell(check.scheduler), Cell(check.figure), Cell(check.value_text),
-         Cell(check.threshold.text), Cell("passed" if check.passed else "missed", "better" if check.passed else "bad"),
-         Cell(check.why or "")] for check in checks])
-    return [Heading(2, "Gate: %s" % ("missed" if missed else "passed"), "gate"), Paragraph(text), table]
+    if refused:
+        text += (" %d result%s not judged: measured on a busy host (bench_gate_busy=refuse)."
+                 % (len(refused), "" if len(refused) == 1 else "s"))
+    rows = [[Cell(refusal.host), Cell(refusal.scheduler), Cell("(all)"),
+             Cell("%s %% other CPU" % format_number(refusal.other_cpu_percent)), Cell("bench_gate_busy=refuse"),
+             Cell("refused", "bad"), Cell("busy host in run %s: %s" % (refusal.run, refusal.how_busy))]
+            for refusal in refused]
+    rows += [[Cell(check.host), Cell(check.scheduler), Cell(check.figure), Cell(check.value_text),
+              Cell(check.threshold.text), Cell("passed" if check.passed else "missed", "better" if check.passed else "bad"),
+              Cell(check.why or "")] for check in checks]
+    table = Table(["Host", "Scheduler", "Figure", "Value", "Threshold", "Result", "Why"], rows)
+    return [Heading(2, "Gate: %s" % gate_verdict(checks, refused), "gate"), Paragraph(text), table]
+
+
+def busy_lines(run, host):
+    """One line per scheduler of the host measured on a busy host: how busy."""
+    return ["%s: %s" % (scheduler, describe_repeats(result.host_load))
+            for scheduler, result in run.hosts[host].schedulers.items() if result.busy_host]
 
 
 def flatten(document, prefix=""):
@@ -550,7 +575,8 @@ def csv_fields(compared):
         if compared:
             fields += [metric.key + "_previous", metric.key + "_change_pct", metric.key + "_verdict",
                        metric.key + "_p_value"]
-    return fields + ["kernel", "distribution", "cpus", "memory_mb", "ceiling_pods_per_s", "cpu_passes_per_s"]
+    return fields + ["kernel", "distribution", "cpus", "memory_mb", "ceiling_pods_per_s", "cpu_passes_per_s",
+                     "host_other_cpu_percent", "host_busy"]
 
 
 def csv_value(value):
@@ -579,6 +605,9 @@ def csv_rows(run, previous=None):
                 "ceiling_pods_per_s": csv_value(number_at(calibration, ("api_create", "ceiling_pods_per_s"))),
                 "cpu_passes_per_s": csv_value(number_at(calibration, ("cpu", "passes_per_s", "median"))),
             }
+            load = result.host_load
+            row.update(host_other_cpu_percent=csv_value(load["worst"]["other_cpu_percent"]) if load else "",
+                       host_busy=("true" if load["busy_repeats"] else "false") if load else "")
             capacity = result.capacity or {"capacity": {}, "bound": {}}
             row.update(capacity_cpu=csv_value(capacity["capacity"].get("cpu")),
                        capacity_memory=capacity["capacity"].get("memory", ""),
@@ -613,6 +642,11 @@ def overview(run, previous):
                  "(percentile bootstrap over the repeats, %d resamples, seed %d), else their min–max in "
                  "parentheses." % (run.max_repeats, round(CONFIDENCE * 100), MIN_SAMPLES_FOR_INTERVAL, RESAMPLES,
                                    SEED))
+    busy = ["%s/%s" % (host.name, name) for host in run.hosts.values() for name, result in host.schedulers.items()
+            if result.busy_host]
+    if busy:
+        text += (" Measured on a busy host (other processes above bench_busy_threshold; how busy under each host's "
+                 "table): %s." % ", ".join(busy))
     if len(run.hosts) > 1:
         text += " The fleet table shows, per scheduler, the median of the hosts' numbers and their min–max."
     if previous is not None:
@@ -624,14 +658,16 @@ def overview(run, previous):
     return text
 
 
-def build_report(run, previous=None, gate=None):
-    """Everything the report shows, as data; nothing is written. ``gate`` is a parsed sched_gate.Gate."""
+def build_report(run, previous=None, gate=None, gate_busy=JUDGE):
+    """Everything the report shows, as data; nothing is written. ``gate`` is a parsed sched_gate.Gate; ``gate_busy``
+    (bench_gate_busy) says whether it judges the results measured on a busy host."""
     title = "Scheduler benchmark, run %s" % run.run_id
     blocks = [Heading(1, title), Paragraph(overview(run, previous))]
     charts = []
-    checks = evaluate_gate(gate, run, previous) if gate else []
+    refused = gate_refusals(gate, run, previous, gate_busy) if gate else []
+    checks = evaluate_gate(gate, run, previous, refused) if gate else []
     if gate:
-        blocks += gate_blocks(checks)
+        blocks += gate_blocks(checks, refused)
     failures = failure_lines(run)
     if failures:
         blocks += [Heading(2, "Failures", "failures"), Paragraph("\n".join("- " + line for line in failures))]
@@ -654,6 +690,10 @@ def build_report(run, previous=None, gate=None):
             heading += " (failed at %s)" % (host.failure["task"] or "an unknown task")
         blocks += [Heading(2, heading, "host-" + slug(host.name))] + split_table(host_table(run, host.name, previous),
                                                                                  TABLE_GROUPS)
+        busy = busy_lines(run, host.name)
+        if busy:
+            blocks.append(Paragraph("Measured on a busy host (bench_busy_threshold):\n"
+                                    + "\n".join("- " + line for line in busy)))
         limits = limit_lines(run, host.name)
         if limits:
             blocks.append(Paragraph("What bounded the throughput:\n" + "\n".join("- " + line for line in limits)))
@@ -708,6 +748,8 @@ def build_report(run, previous=None, gate=None):
                        "confidence": CONFIDENCE, "min_repeats": MIN_SAMPLES_FOR_INTERVAL, "resamples": RESAMPLES,
                        "seed": SEED, "test": "Mann-Whitney U, two-sided", "alpha": ALPHA},
         "gate": {"checks": len(checks), "passed": sum(1 for check in checks if check.passed),
-                 "missed": [check.as_dict() for check in checks if not check.passed]} if gate else None,
+                 "missed": [check.as_dict() for check in checks if not check.passed],
+                 "refused": [refusal.as_dict() for refusal in refused],
+                 "verdict": gate_verdict(checks, refused)} if gate else None,
     }
     return Report(title, blocks, charts, csv_fields(previous is not None), csv_rows(run, previous), summary)

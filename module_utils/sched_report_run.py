@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 
 try:
     from ansible.module_utils import bench_result_files as result_files
+    from ansible.module_utils.sched_host_load import over_repeats
     from ansible.module_utils.sched_stats import MIN_SAMPLES_FOR_INTERVAL, bootstrap_interval
 except ImportError:  # imported by the filter plugins, with module_utils on sys.path
     import bench_result_files as result_files
+    from sched_host_load import over_repeats
     from sched_stats import MIN_SAMPLES_FOR_INTERVAL, bootstrap_interval
 
 CHARTS_DIR = "report-charts"
@@ -253,6 +255,17 @@ class SchedulerResult:
         sample = self.representative()
         stage = (sample.summary or {}).get("throughput_limited_by") if sample else None
         return stage if isinstance(stage, dict) and stage.get("stage") else None
+
+    @property
+    def host_load(self):
+        """How busy the host was over the repeats the numbers come from (sched_host_load.over_repeats), or None."""
+        return over_repeats([(sample.summary or {}).get("host_load") for sample in self.usable_samples])
+
+    @property
+    def busy_host(self):
+        """True when a repeat the numbers come from was measured on a busy host."""
+        load = self.host_load
+        return bool(load and load["busy_repeats"])
 
     def representative(self):
         """The usable repeat with the median makespan, to draw as this scheduler's curve."""

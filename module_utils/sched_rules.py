@@ -65,6 +65,7 @@ SECONDS = (float, "use seconds, 0 or more")
 QUANTITY = (str, "use a Kubernetes quantity greater than 0 such as 500m, 2, 200Mi")
 QUEUE_QUOTA = (dict, "use seed, cluster, or {cpu: <quantity>, memory: <quantity>} such as {cpu: 500, memory: 500Gi}")
 FLAG = (bool, "use true or false")
+PERCENT = (float, "use a percentage from 0 to 100")
 
 # bench_queue_quota: the CPU and memory of the queues of the schedulers with queues (descriptors' queue_quota).
 # seed: the published comparison's; cluster: the fake nodes' allocatable, what the default scheduler can use.
@@ -73,7 +74,7 @@ QUEUE_QUOTA_NAMES = ("seed", "cluster")
 
 # The kinds of rule by the name the knob table (module_utils/sched_knobs.py) gives them.
 KINDS = {"count": COUNT, "positive": POSITIVE, "seconds": SECONDS, "quantity": QUANTITY, "queue_quota": QUEUE_QUOTA,
-         "flag": FLAG}
+         "flag": FLAG, "percent": PERCENT}
 
 
 def _rule(knob):
@@ -122,6 +123,7 @@ def rule_problem(rule, value):
         else:
             number = _number(value, kind)
             ok = number > 0 if rule is POSITIVE else number >= (1 if rule is COUNT else 0)
+            ok = ok and (rule is not PERCENT or number <= 100)
     except (KeyError, TypeError, ValueError):
         ok = False
     return None if ok else allowed

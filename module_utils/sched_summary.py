@@ -27,8 +27,9 @@ def build(run, measured, submission, outcome):
     cluster), jobs (the scenario's expanded jobs), ceiling_pods_per_s. ``measured``: records (per pod), job_created
     and job_admitted (job name -> us; admitted None without an admission step), source ("audit" or "watch").
     ``submission``: submitted (the jobs created), window_s, errors, pods_expected. ``outcome``: complete, reason,
-    timed_out, pods_completed, started_at, finished_at, phases_s, and the costs: scheduler_cost (None: no
-    scheduler process measured), loadtest_cost, audit_log_bytes.
+    timed_out, pods_completed, started_at, finished_at, phases_s, host_load (sched_host_load.summarize, None when
+    /proc could not be read), and the costs: scheduler_cost (None: no scheduler process measured), loadtest_cost,
+    audit_log_bytes.
     """
     scenario, workload, scheduler = run["scenario"], run["workload"], run["scheduler"]
     records = measured["records"]
@@ -53,6 +54,7 @@ def build(run, measured, submission, outcome):
         "finished_at": outcome["finished_at"],
         "audit_log_bytes": outcome["audit_log_bytes"],
         "loadtest_cost": outcome["loadtest_cost"],
+        "host_load": outcome["host_load"],
     })
     uniform = scenario_records.uniform_work(scenario, workload)
     if uniform:

@@ -1,6 +1,7 @@
 """summary.json as the load test builds it (module_utils/sched_summary.py), from hand-made records: the seed's burst,
 and a scenario with every section (tenants, gangs, a stall threshold, priorities, a steady window, a preempted pod).
 Used by the schema and documentation tests; no cluster."""
+import sched_host_load
 import sched_scenarios
 import sched_summary
 
@@ -70,6 +71,16 @@ def burst_run():
                   scheduler_cost=cost, ceiling=1800.0)
 
 
+def host_load():
+    """host_load of a 10 s window on 2 CPUs: 2000 ticks, 1500 busy; the benchmark's process 10 used 1000, a `yes`
+    (pid 20) 400."""
+    def sample(time_s, busy, total, own_ticks, other_ticks):
+        processes = {10: sched_host_load.Process(10, 1, "kube-apiserver", own_ticks, 0, 5),
+                     20: sched_host_load.Process(20, 1, "yes", other_ticks, 0, 7)}
+        return sched_host_load.Sample(time_s, busy, total, 2, 0.5 if time_s == 0 else 1.5, processes, {10})
+    return sched_host_load.summarize(sample(0, 0, 0, 0, 0), sample(10.0, 1500, 2000, 1000, 400), 25.0)
+
+
 def _build(scenario, jobs, records, created, workload, scheduler_cost=None, ceiling=None):
     run = {"scheduler": "default", "run_label": "r1", "namespace": "sched-bench", "scenario": scenario,
            "workload": dict(workload, **scenario["cluster"]), "jobs": jobs, "ceiling_pods_per_s": ceiling}
@@ -80,5 +91,5 @@ def _build(scenario, jobs, records, created, workload, scheduler_cost=None, ceil
                "started_at": "2027-01-15T07:59:58.000000Z", "finished_at": "2027-01-15T08:00:10.000000Z",
                "phases_s": {"setup": 1.0, "submit": 0.05, "wait": 6.5, "analysis": 0.01},
                "scheduler_cost": scheduler_cost, "loadtest_cost": {"cpu_seconds": 1.0, "peak_rss_mb": 60.0},
-               "audit_log_bytes": 12345}
+               "audit_log_bytes": 12345, "host_load": host_load()}
     return sched_summary.build(run, measured, submission, outcome)

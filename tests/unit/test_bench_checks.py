@@ -75,7 +75,8 @@ def test_direct_pods_are_accepted_for_every_scheduler_but_kueue():
 
 def test_strings_from_the_command_line_are_accepted():
     assert problems(bench_jobs="50", bench_timeout="12.5", bench_scheduler_gogc="200",
-                    bench_scheduler_gomemlimit="2GiB", bench_run_id="nightly-2026.11") == []
+                    bench_scheduler_gomemlimit="2GiB", bench_run_id="nightly-2026.11", bench_busy_threshold="12.5") == []
+    assert problems(bench_busy_threshold=0) == problems(bench_busy_threshold=100) == []
 
 
 @pytest.mark.parametrize("changes,needle", [
@@ -107,6 +108,9 @@ def test_strings_from_the_command_line_are_accepted():
     ({"bench_scheduler_cpu_limit": -2}, "bench_scheduler_cpu_limit=-2 is not allowed"),
     ({"bench_scheduler_cpu_profile_seconds": "a bit"}, "bench_scheduler_cpu_profile_seconds='a bit' is not allowed"),
     ({"bench_throttle": "some"}, "bench_throttle='some' is not allowed"),
+    ({"bench_busy_threshold": 150}, "bench_busy_threshold=150 is not allowed: use a percentage from 0 to 100"),
+    ({"bench_busy_threshold": "-1"}, "bench_busy_threshold='-1' is not allowed: use a percentage from 0 to 100"),
+    ({"bench_gate_busy": "skip"}, "bench_gate_busy='skip' is not allowed: use one of judge, refuse"),
     ({"bench_calibrate": "sometimes"}, "bench_calibrate='sometimes' is not allowed: use true or false"),
     ({"bench_calibrate": 2}, "bench_calibrate=2 is not allowed: use true or false"),
     ({"bench_queue_quota": "all"}, "bench_queue_quota='all' is not allowed: use seed, cluster, or {cpu: <quantity>"),

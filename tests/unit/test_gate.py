@@ -180,3 +180,57 @@ def test_a_scheduler_without_numbers_misses_every_check(tmp_path):
         ("volcano", "throughput_pods_per_s", False, "not in run r")]
     assert checks[1].line() == ("gate missed: host h, scheduler kueue, throughput_pods_per_s = n/a, threshold >= 20: "
                                 "no value: incomplete: timed out after 300s")
+
+
+def busy_load(percent, busy, threshold=25.0):
+    return {"cpus": 2, "window_s": 5.0, "other_cpu_percent": percent, "own_cpu_percent": 30.0,
+            "loadavg_before": 0.4, "loadavg_after": 2.5, "busy": busy, "threshold_percent": threshold,
+            "top_other": [{"pid": 9, "name": "yes", "cpu_percent": percent - 1}], "own_processes": 7}
+
+
+def write_loaded_run(run_dir, loads, scheduler="default", host="h", makespan=1.0):
+    directory = os.path.join(str(run_dir), host, scheduler)
+    for index, load in enumerate(loads):
+        doc = summary(scheduler, makespan_s=makespan)
+        doc["host_load"] = load
+        write_result(directory if index == 0 else os.path.join(directory, "repeat-%d" % (index + 1)), doc, (150,),
+                     env(host, scheduler))
+
+
+def test_refuse_leaves_a_result_measured_on_a_busy_host_unjudged(tmp_path):
+    # kueue was busy in one of its three repeats; default was quiet.
+    write_loaded_run(tmp_path / "r", [busy_load(10.0, False)] * 3)
+    write_loaded_run(tmp_path / "r", [busy_load(10.0, False), busy_load(61.0, True), busy_load(30.0, True, 35.0)],
+                     "kueue")
+    run = run_data.load_run(str(tmp_path / "r"))
+    gate, _ = gate_module.parse_gate({"*": {"makespan_s": "<= 0.5"}})
+
+    (refusal,) = gate_module.refusals(gate, run, busy="refuse")
+    assert refusal.line() == (
+        "gate refused: host h, scheduler kueue was measured on a busy host in run r, other processes used 61 % of "
+        "the host's 2 CPUs (over the 25 % threshold; the busiest: yes 60 %), load average 0.4 before and 2.5 after; "
+        "busy in 2 of 3 repeats, the figures are the busiest one's; not judged (bench_gate_busy=refuse)")
+    assert refusal.as_dict()["other_cpu_percent"] == 61.0
+    checks = gate_module.evaluate(gate, run, refused=[refusal])
+    assert [(check.scheduler, check.passed) for check in checks] == [("default", False)]
+    # judge (the default): the busy result is checked as any other.
+    assert gate_module.refusals(gate, run) == []
+    assert [check.scheduler for check in gate_module.evaluate(gate, run)] == ["default", "kueue"]
+
+
+def test_refuse_a_comparison_with_an_earlier_run_measured_on_a_busy_host(tmp_path):
+    write_loaded_run(tmp_path / "r1", [busy_load(80.0, True)])
+    write_loaded_run(tmp_path / "r2", [busy_load(5.0, False)])
+    previous, run = run_data.load_run(str(tmp_path / "r1")), run_data.load_run(str(tmp_path / "r2"))
+    relative, _ = gate_module.parse_gate({"*": {"makespan_s": "worse_by <= 10%"}})
+    (refusal,) = gate_module.refusals(relative, run, previous, "refuse")
+    assert (refusal.run, refusal.other_cpu_percent) == ("r1", 80.0)
+    # An absolute threshold does not look at the earlier run.
+    absolute, _ = gate_module.parse_gate({"*": {"makespan_s": "<= 10"}})
+    assert gate_module.refusals(absolute, run, previous, "refuse") == []
+
+
+def test_a_run_without_host_load_is_never_refused(tmp_path):
+    write_loaded_run(tmp_path / "r", [None])
+    gate, _ = gate_module.parse_gate({"*": {"makespan_s": "<= 10"}})
+    assert gate_module.refusals(gate, run_data.load_run(str(tmp_path / "r")), busy="refuse") == []

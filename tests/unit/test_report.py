@@ -717,3 +717,43 @@ def test_the_report_shows_where_the_time_went_from_phases_json(two_hosts):
 def test_an_unreadable_phases_json_leaves_the_table_out(two_hosts):
     (two_hosts / "phases.json").write_text("[1, 2]")
     assert report.phases_table(run_data.load_run(str(two_hosts))) is None
+
+
+def test_a_result_measured_on_a_busy_host_is_marked_and_the_gate_can_refuse_it(tmp_path):
+    quiet = {"cpus": 2, "other_cpu_percent": 4.0, "busy": False, "threshold_percent": 25.0,
+             "loadavg_before": 0.2, "loadavg_after": 0.9, "top_other": []}
+    busy = dict(quiet, other_cpu_percent=61.0, busy=True, loadavg_after=2.9,
+                top_other=[{"pid": 9, "name": "yes", "cpu_percent": 48.0}])
+    for host, load in (("calm", quiet), ("noisy", busy)):
+        doc = summary()
+        doc["host_load"] = load
+        write_result(str(tmp_path / "r" / host / "default"), doc, (150,), env(host))
+    run = run_data.load_run(str(tmp_path / "r"))
+    gate, _ = sched_gate.parse_gate({"*": {"throughput_pods_per_s": ">= 1"}})
+
+    built = report.build_report(run, gate=gate, gate_busy="refuse")
+    markdown = render.render_markdown(built)
+    how = ("other processes used 61 % of the host's 2 CPUs (over the 25 % threshold; the busiest: yes 48 %), "
+           "load average 0.2 before and 2.9 after")
+    assert "Measured on a busy host (other processes above bench_busy_threshold; how busy under each host's " \
+           "table): noisy/default." in markdown
+    assert cell(host_table(run, "noisy"), "default", "Status") == "complete; busy host (61 % other CPU)"
+    assert row_of(host_table(run, "noisy"), "default")[column(host_table(run, "noisy"), "Status")].tone == "bad"
+    assert cell(host_table(run, "calm"), "default", "Status") == "complete"
+    assert "Measured on a busy host (bench_busy_threshold):\n\n- default: " + how in markdown
+    assert markdown.count("Measured on a busy host (bench_busy_threshold)") == 1
+    assert (csv_row(built, "noisy", "default")["host_other_cpu_percent"], csv_row(built, "noisy", "default")["host_busy"],
+            csv_row(built, "calm", "default")["host_busy"]) == (61, "true", "false")
+
+    assert "## Gate: refused" in markdown
+    assert "1 check of bench_gate: all passed. 1 result not judged: measured on a busy host" in markdown
+    assert ("| noisy | default | (all) | 61 % other CPU | bench_gate_busy=refuse | refused | busy host in run r: "
+            + how + " |") in markdown
+    gate_summary = built.summary["gate"]
+    assert (gate_summary["verdict"], gate_summary["checks"], gate_summary["missed"]) == ("refused", 1, [])
+    assert [refusal["line"] for refusal in gate_summary["refused"]] == [
+        "gate refused: host noisy, scheduler default was measured on a busy host in run r, %s; not judged "
+        "(bench_gate_busy=refuse)" % how]
+
+    judged = report.build_report(run, gate=gate)
+    assert (judged.summary["gate"]["verdict"], judged.summary["gate"]["checks"]) == ("passed", 2)
