@@ -34,14 +34,15 @@ def shown_path(path, here):
 
 def kubectl_command(kept, alone, inventories, ansible, config=None):
     """The command that lists the kept cluster's nodes: kubectl itself on a host that is the controller and the
-    play's only host, else an ad-hoc Ansible command that runs it on the host the inventory names (with the
-    project's ansible.cfg, ``config``, when it is not in the working directory)."""
+    play's only host, else an ad-hoc Ansible command that runs it on the host the inventory names (raw: no Python
+    needed there, as a host whose only Python is too old has none that Ansible can use without the run's
+    bootstrap), with the project's ansible.cfg, ``config``, when it is not in the working directory."""
     command = shlex.join([kept["kubectl"], "--kubeconfig", kept["kubeconfig"], "get", "nodes"])
     if alone and kept["local"]:
         return command
     sources = [part for source in inventories for part in ("-i", source)]
     prefix = "ANSIBLE_CONFIG=%s " % shlex.quote(config) if config else ""
-    return prefix + shlex.join([ansible, kept["host"]] + sources + ["-a", command])
+    return prefix + shlex.join([ansible, kept["host"]] + sources + ["-m", "raw", "-a", command])
 
 
 def stop_command(kept, inventories, project, here):

@@ -91,8 +91,11 @@ KNOBS = (
     _knob("external_audit_log", "str", "", RUN, """
         With bench_runtime external: the API server's audit log, if the host can read it (empty: pods are timed
         from the load test's watch)."""),
-    _knob("keep_cluster", "bool", False, RUN, "Keep the cluster of the last scheduler running after the run "
-          "(for debugging)."),
+    _knob("keep_cluster", "bool", False, RUN, """
+        Keep the cluster of the last scheduler running after the run, for a look: the run ends by printing, per
+        host, its kubeconfig, a kubectl command that works as pasted (on the binary runtime the run builds kubectl
+        for it) and the command that stops it (make teardown).""",
+          see="troubleshooting.md#a-cluster-kept-for-a-look"),
     _knob("guard_timeout", "int", 20, RUN, """
         Seconds a host's guard waits for a heartbeat from the controller before it takes the run for lost and
         stops what the run started there (the cluster, the scheduler, kwok, the load test, which writes what it

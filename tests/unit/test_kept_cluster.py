@@ -51,8 +51,8 @@ def test_each_host_of_a_lab_is_named_in_its_command():
     assert lines(text, "kubeconfig:") == ["/home/bench/kube-sched-bench/clusters/bench/admin.kubeconfig (on lab-01)",
                                           "/data/bench/clusters/bench/admin.kubeconfig (on lab-02)"]
     first, second = (shlex.split(command) for command in lines(text, "use it:"))
-    assert first[:5] == ["/venv/bin/ansible", "lab-01", "-i", "inventories/lab", "-a"]
-    assert shlex.split(first[5]) == ["/home/bench/kube-sched-bench/bin/kubectl", "--kubeconfig",
+    assert first[:7] == ["/venv/bin/ansible", "lab-01", "-i", "inventories/lab", "-m", "raw", "-a"]
+    assert shlex.split(first[7]) == ["/home/bench/kube-sched-bench/bin/kubectl", "--kubeconfig",
                                      "/home/bench/kube-sched-bench/clusters/bench/admin.kubeconfig", "get", "nodes"]
     assert second[1] == "lab-02"
     assert lines(text, "stop it:") == [
@@ -68,7 +68,7 @@ def test_this_machine_in_an_inventory_of_several_is_named_too():
 def test_from_another_directory_the_commands_name_the_project():
     text = kept_cluster.help_text([kept("lab-01", False)], 1, [LAB], PROJECT, "/home/me", "ansible")
     assert lines(text, "use it:")[0].startswith("ANSIBLE_CONFIG=/src/kube-sched-bench/ansible.cfg ansible lab-01 "
-                                                "-i /src/kube-sched-bench/inventories/lab -a ")
+                                                "-i /src/kube-sched-bench/inventories/lab -m raw -a ")
     assert lines(text, "stop it:") == ["make -C /src/kube-sched-bench teardown INVENTORY=inventories/lab"]
 
 
