@@ -2,12 +2,13 @@
 VENV        ?= .venv
 PYTHON      ?= python3
 ARGS        ?=
+INVENTORY   ?= inventories/local
 PYTEST_ARGS ?=
 
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup bench bench-scale test test-fast test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen fetch teardown history report knobs clean chromium
+.PHONY: setup bench quick bench-scale test test-fast test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen fetch teardown history report knobs clean chromium
 
 ## setup: create .venv with the pinned Python packages (fast when done)
 setup: $(VENV)/.installed
@@ -18,25 +19,32 @@ $(VENV)/.installed: requirements.txt requirements.yml
 	$(VENV)/bin/python hack/check-collections.py requirements.yml
 	touch $@
 
-## bench: benchmark this machine (inventories/local); extra options in ARGS, e.g. ARGS='-e bench_jobs=1000'
+## bench: benchmark this machine (INVENTORY, inventories/local: the seed's workload, for the schedulers it lists);
+## extra options in ARGS, e.g. ARGS='-e bench_jobs=100'
 bench: setup
-	ansible-playbook bench.yml -i inventories/local $(ARGS)
+	ansible-playbook bench.yml -i $(INVENTORY) $(ARGS)
+
+## quick: a quick look: the default scheduler alone on a small workload (20 fake nodes, 50 jobs x 3 pods)
+quick: setup
+	ansible-playbook bench.yml -i $(INVENTORY) -e bench_nodes=20 -e bench_jobs=50 -e bench_timeout=300 \
+		-e '{"bench_schedulers": ["default"]}' $(ARGS)
 
 ## bench-scale: ten times the seed on this machine: 1,000 fake nodes, 10,000 jobs x 3 pods, default scheduler
 bench-scale: setup
-	ansible-playbook bench.yml -i inventories/local -e bench_nodes=1000 -e bench_jobs=10000 -e bench_timeout=3600 $(ARGS)
+	ansible-playbook bench.yml -i $(INVENTORY) -e bench_nodes=1000 -e bench_jobs=10000 -e bench_timeout=3600 \
+		-e '{"bench_schedulers": ["default"]}' $(ARGS)
 
 ## fetch: bring back what an interrupted run measured on this machine and report it: make fetch RUN=<run_id>
 fetch: setup
-	ansible-playbook playbooks/fetch.yml -i inventories/local -e bench_run_id=$(RUN) $(ARGS)
+	ansible-playbook playbooks/fetch.yml -i $(INVENTORY) -e bench_run_id=$(RUN) $(ARGS)
 
 ## history: results/index.html and index.csv over every run under results/ (another directory: ARGS='-e bench_results_dir=<dir>')
 history: setup
 	ansible-playbook playbooks/history.yml $(ARGS)
 
-## teardown: stop any benchmark cluster left on this machine
+## teardown: stop any benchmark cluster left on this machine (or on INVENTORY's hosts)
 teardown: setup
-	ansible-playbook playbooks/teardown.yml -i inventories/local $(ARGS)
+	ansible-playbook playbooks/teardown.yml -i $(INVENTORY) $(ARGS)
 
 ## test: everything: lint, unit tests, end-to-end runs on the binary runtime, molecule scenarios
 ## (tests/e2e beside the rest, two pytest sessions: hack/test.sh)

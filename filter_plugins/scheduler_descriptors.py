@@ -2,7 +2,8 @@
 """The scheduler descriptors (module_utils/schedulers/) for the plays and roles.
 
 ``name | scheduler_descriptor`` is one scheduler's descriptor; ``key | scheduler_catalog`` maps every scheduler
-whose ``key`` is set to that value (``'build' | scheduler_catalog``: what the binary runtime builds).
+whose ``key`` is set to that value (``'build' | scheduler_catalog``: what the binary runtime builds);
+``runtime | runtime_schedulers`` lists the schedulers a runtime deploys (bench_schedulers' default).
 """
 from __future__ import annotations
 
@@ -34,6 +35,13 @@ def scheduler_catalog(key, subkey=None):
     return {name: value[subkey] for name, value in values.items() if subkey in value}
 
 
+def runtime_schedulers(runtime):
+    """The schedulers whose descriptor says ``runtime`` deploys them, in the descriptors' order; every scheduler for
+    a runtime that is not one (the check of bench_runtime then says so in its own words)."""
+    return list(descriptors.on_runtime(runtime) if runtime in descriptors.RUNTIMES else descriptors.NAMES)
+
+
 class FilterModule:
     def filters(self):
-        return {"scheduler_descriptor": scheduler_descriptor, "scheduler_catalog": scheduler_catalog}
+        return {"scheduler_descriptor": scheduler_descriptor, "scheduler_catalog": scheduler_catalog,
+                "runtime_schedulers": runtime_schedulers}

@@ -128,7 +128,7 @@ def configuration_key(config):
 
 
 def describe(config, scheduler):
-    """'burst, 20 nodes, 50 jobs × 3 pods; Kubernetes v1.32.2, kueue v0.10.1, binary runtime'."""
+    """'burst, 20 nodes, 50 jobs × 3 pods; Kubernetes v1.32.2, binary runtime'."""
     workload = config["workload"]
     what = str(config["scenario"])
     if config.get("scenario_scale") not in (None, 1, 1.0):

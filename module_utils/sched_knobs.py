@@ -46,10 +46,13 @@ KNOBS = (
         How the cluster under test is provided: binary (the control plane, kwok and the schedulers as local
         processes, no Docker), kind (Docker, kind and a local registry) or external (an existing cluster's
         kubeconfig).""", rule=("binary", "kind", "external"), see="runtimes-and-schedulers.md"),
-    _knob("schedulers", "list", ["default"], RUN, """
+    _knob("schedulers", "list", "{{ bench_runtime | runtime_schedulers }}", RUN, """
         Schedulers to benchmark, one after another, each on a fresh cluster: any with a descriptor in
-        module_utils/schedulers/ (default, the baseline, and the batch schedulers the docs list).""",
-          elements="str", see="runtimes-and-schedulers.md"),
+        module_utils/schedulers/ (default, the baseline, and the batch schedulers the docs list). By default every
+        one that bench_runtime can deploy. A module proxy that refuses the modules of a scheduler needs a mirror first in
+        golang_goproxy to build it (Mirrors in docs/runtimes-and-schedulers.md).""",
+          elements="str", shown="every scheduler the runtime deploys (all five on binary and kind, default on "
+          "external)", see="runtimes-and-schedulers.md"),
     _knob("repeats", "int", 1, RUN, """
         Runs of the workload per scheduler; the report shows the median, and from 3 repeats its 95 % confidence
         interval (2 repeats: min-max).""", rule="count", see="reading-the-report.md"),
@@ -95,8 +98,11 @@ KNOBS = (
     _knob("external_audit_log", "str", "", RUN, """
         With bench_runtime external: the API server's audit log, if the host can read it (empty: pods are timed
         from the load test's watch)."""),
-    _knob("keep_cluster", "bool", False, RUN, "Keep the cluster of the last scheduler running after the run "
-          "(for debugging)."),
+    _knob("keep_cluster", "bool", False, RUN, """
+        Keep the cluster of the last scheduler running after the run, for a look: the run ends by printing, per
+        host, its kubeconfig, a kubectl command that works as pasted (on the binary runtime the run builds kubectl
+        for it) and the command that stops it (make teardown).""",
+          see="troubleshooting.md#a-cluster-kept-for-a-look"),
     _knob("guard_timeout", "int", 20, RUN, """
         Seconds a host's guard waits for a heartbeat from the controller before it takes the run for lost and
         stops what the run started there (the cluster, the scheduler, kwok, the load test, which writes what it

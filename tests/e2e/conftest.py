@@ -15,6 +15,10 @@ from result_checks import read_rows, summary_problems  # noqa: F401 - read_rows,
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # A kept run: its cluster directory (kubeconfigs, logs) and the ansible-runner result.
 Kept = namedtuple("Kept", "cluster runner")
+# What a test's run is when the test says nothing else (inventories/local runs the seed's workload for two
+# schedulers, minutes a run): the default scheduler, 20 fake nodes, 50 jobs of 3 pods.
+SMALL_RUN = {"bench_schedulers": ["default"], "bench_nodes": 20, "bench_jobs": 50, "bench_pods_per_job": 3,
+             "bench_timeout": 300}
 
 
 def runner_env():
@@ -142,6 +146,7 @@ def new_bench_vars(tmp_path):
     first, last = (int(port) for port in os.environ.get("SCHED_BENCH_E2E_PORT_BLOCKS", "21000-29999").split("-"))
     port = first + (uuid.uuid4().int % ((last + 1 - first) // 100)) * 100
     return {
+        **SMALL_RUN,
         "bench_run_id": "e2e-" + uuid.uuid4().hex[:8],
         "bench_results_dir": str(tmp_path / "results"),
         "bench_workspace": str(tmp_path / "ws"),

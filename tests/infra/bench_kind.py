@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`make bench-kind`: the seed's workload (the default burst: 100 fake nodes, 1,000 jobs of 3 pods, the bench
-role's defaults, which inventories/local makes smaller) through bench.yml on the kind runtime, for the default
+role's defaults, set explicitly here) through bench.yml on the kind runtime, for the default
 scheduler, Kueue and Volcano (test_kind's), on a test machine (prints figures, asserts nothing).
 
 What a lab host pulls cannot be pulled here, so this does what tests/e2e/test_kind.py does, at the seed's size:

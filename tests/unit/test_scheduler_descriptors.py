@@ -88,6 +88,10 @@ def test_the_filters_give_the_roles_the_descriptors():
         "yunikorn": "https://apache.github.io/yunikorn-release", "coscheduling": ""}
     with pytest.raises(AnsibleFilterError, match="'colour' is no descriptor key"):
         plugin.scheduler_catalog("colour")
+    # bench_schedulers' default: what the runtime deploys; a runtime that is none is left to bench_runtime's rule.
+    assert plugin.runtime_schedulers("binary") == plugin.runtime_schedulers("kind") == list(schedulers.NAMES)
+    assert plugin.runtime_schedulers("external") == ["default"]
+    assert plugin.runtime_schedulers("podman") == list(schedulers.NAMES)
 
 
 def test_the_roles_take_their_scheduler_data_from_the_filters():
