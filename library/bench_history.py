@@ -70,17 +70,9 @@ skipped:
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.bench_atomic import write_atomically
+from ansible.module_utils.bench_atomic import differs, write_atomically
 from ansible.module_utils.sched_history import INDEX_FILES, load_history
 from ansible.module_utils.sched_history_render import render_csv, render_html
-
-
-def differs(path, content):
-    try:
-        with open(path, "rb") as handle:
-            return handle.read() != content
-    except OSError:
-        return True
 
 
 def main():

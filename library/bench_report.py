@@ -160,7 +160,7 @@ import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-from ansible.module_utils.bench_atomic import write_atomically
+from ansible.module_utils.bench_atomic import differs, write_atomically
 
 try:
     import matplotlib  # noqa: F401 - only checked here; sched_report_render imports it when drawing
@@ -196,14 +196,6 @@ def report_contents(report):
     for chart in report.charts:
         contents[os.path.join(CHARTS_DIR, chart.file_name)] = render_png(chart)
     return contents
-
-
-def differs(path, content):
-    try:
-        with open(path, "rb") as handle:
-            return handle.read() != content
-    except OSError:
-        return True
 
 
 def main():

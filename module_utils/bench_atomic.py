@@ -22,3 +22,13 @@ def write_atomically(path, content, mode=0o644, make_dirs=False):
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def differs(path, content):
+    """Whether ``path`` does not hold ``content`` (bytes) already, or cannot be read: a writer that rewrites only
+    what changed reports no change on a second run."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read() != content
+    except OSError:
+        return True

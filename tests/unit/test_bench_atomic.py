@@ -2,7 +2,7 @@
 import os
 
 import pytest
-from bench_atomic import write_atomically
+from bench_atomic import differs, write_atomically
 
 
 def test_a_file_is_replaced_whole_with_its_mode_and_nothing_left_beside_it(tmp_path):
@@ -22,3 +22,10 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path):
     assert open(path, encoding="utf-8").read() == "old" and os.listdir(tmp_path) == ["state.json"]
     with pytest.raises(FileNotFoundError):
         write_atomically(str(tmp_path / "missing" / "x"), "text")
+
+
+def test_differs_says_whether_a_file_holds_the_content_already(tmp_path):
+    path = tmp_path / "f"
+    assert differs(str(path), b"x")
+    path.write_bytes(b"x")
+    assert not differs(str(path), b"x") and differs(str(path), b"y")
