@@ -12,7 +12,8 @@ description:
     until every pod is bound (or has completed), and times every pod from creation to binding.
   - With an API server audit log, times come from the audit events (server side, microseconds).
     Without one, from this client's watch; C(timing_source) in the summary says which.
-  - Writes C(summary.json), C(pods.csv), C(jobs.csv) and C(timeline.csv) into O(output_dir) and returns the summary.
+  - Writes C(summary.json), C(pods.csv.gz), C(jobs.csv.gz), C(timeline.csv) and C(scenario.json) into O(output_dir)
+    and returns the summary; every figure and column is defined in docs/metrics.md.
   - A timeout while waiting still writes what was measured, with C(complete=false), and fails.
   - Runs on the host that can reach the API server; needs the Python C(kubernetes) package there.
 version_added: "0.1.0"
@@ -62,7 +63,7 @@ options:
     description: Path of the API server's audit log on this host (rotated backups beside it are read too).
     type: path
   output_dir:
-    description: Directory for summary.json, pods.csv, jobs.csv and timeline.csv; created if missing.
+    description: Directory for the result files (summary.json, pods.csv.gz, jobs.csv.gz, timeline.csv, scenario.json); created if missing.
     type: path
     required: true
   cleanup:
