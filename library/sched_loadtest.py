@@ -63,7 +63,9 @@ options:
     description: Path of the API server's audit log on this host (rotated backups beside it are read too).
     type: path
   output_dir:
-    description: Directory for the result files (summary.json, pods.csv.gz, jobs.csv.gz, timeline.csv, scenario.json); created if missing.
+    description: >-
+      Directory for the result files (summary.json, pods.csv.gz, jobs.csv.gz, timeline.csv, scenario.json); created
+      if missing.
     type: path
     required: true
   cleanup:
