@@ -31,8 +31,8 @@ CASES = [
     ("port range too small", {"bench_port_range_start": 40100, "bench_port_range_end": 40103},
      "port range 40100-40103 on 127.0.0.1 has fewer than 5 free ports"),
     # the host's size, from the expanded workload (a scenario's jobs), on the binary runtime too
-    ("scenario too big for the host's memory", {"bench_scenario": "gang", "bench_scenario_scale": 200},
-     "(needs 37479); lower bench_scenario_scale (bench_scenario=gang) or use a bigger host"),
+    ("scenario too big for the host's memory", {"bench_scenario": "gang", "bench_scenario_scale": 400},
+     "(needs 32564); lower bench_scenario_scale (bench_scenario=gang) or use a bigger host"),
     # the gate, checked against the run's schedulers
     ("gate with an unknown figure", {"bench_gate": {"default": {"latency_p99": "<= 800"}}},
      "bench_gate.default names the figure 'latency_p99', which is not allowed: use one of pods_bound"),
