@@ -3,6 +3,7 @@ once naming it, a lock whose run died is taken over; a controller killed with SI
 host's guard leaves processes that `make teardown` finds from their pid files, and the next run works."""
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -135,7 +136,8 @@ def test_teardown_after_the_controller_is_killed_stops_every_process(tmp_path, b
     down = dict(bench_vars)
     down.pop("bench_run_id")
     teardown = subprocess.run(
-        ["make", "teardown", "ARGS=" + " ".join("-e %s=%s" % item for item in down.items())],
+        # As JSON, so that a list (bench_schedulers) stays a list through make's shell.
+        ["make", "teardown", "ARGS=-e " + shlex.quote(json.dumps(down))],
         cwd=ROOT, capture_output=True, text=True, check=False, timeout=600)
     assert teardown.returncode == 0, teardown.stdout[-3000:] + teardown.stderr[-2000:]
     assert "removed the run lock" in teardown.stdout + teardown.stderr, teardown.stderr[-3000:]
