@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import schedulers as descriptors  # noqa: E402 - module_utils is not a package here
 from sched_gate import parse_gate  # noqa: E402 - module_utils is not a package here
+from sched_hold import BACKLOG, arrival_problems  # noqa: E402 - module_utils is not a package here
 from sched_knobs import names, typed  # noqa: E402 - module_utils is not a package here
 from sched_report_run import find_run  # noqa: E402 - module_utils is not a package here
 from sched_rules import (  # noqa: E402 - module_utils is not a package here
@@ -35,7 +36,7 @@ from sched_rules import (  # noqa: E402 - module_utils is not a package here
     queue_quota,
     rule_problem,
 )
-from sched_scenarios import BURST, load, scaled, workload_size  # noqa: E402 - module_utils is not a package here
+from sched_scenarios import BURST, expand, load, scaled, workload_size  # noqa: E402 - module_utils is not a package here
 from sched_scenarios import problems_of as scenario_problems  # noqa: E402 - module_utils is not a package here
 from sched_stats import ALPHA, smallest_p  # noqa: E402 - module_utils is not a package here
 from version_matrix import PIN_PATTERNS, VERSION_SETS  # noqa: E402 - importable once sys.path has filter_plugins
@@ -80,8 +81,14 @@ def _problems(v):
                         "bench_%s")
     scale = v.get("bench_scenario_scale", 1)
     # A scale that breaks its rule is said above; the scenario is then checked at its own size.
-    yield from scenario_problems(v.get("bench_scenario", BURST),
-                                 scale=1 if rule_problem(RULES["scenario_scale"], scale) else float(scale))
+    scale = 1 if rule_problem(RULES["scenario_scale"], scale) else float(scale)
+    found = scenario_problems(v.get("bench_scenario", BURST), scale=scale)
+    yield from found
+    if not found and v.get("bench_arrival") == BACKLOG:
+        spec = v.get("bench_scenario", BURST)
+        scenario = None if spec == BURST else scaled(load(spec)[0], scale)[0]
+        yield from arrival_problems(BACKLOG, v.get("bench_runtime"), expand(scenario) if scenario else None,
+                                    spec, "bench_%s")
     schedulers = v.get("bench_schedulers")
     if isinstance(schedulers, str) or not isinstance(schedulers, (list, tuple)) or not schedulers:
         yield "bench_schedulers=%r is not allowed: use a non-empty list of %s" % (schedulers, ", ".join(SCHEDULERS))

@@ -6,9 +6,9 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 ---
 module: bench_calibrate
-short_description: Measure how fast a host's fresh cluster takes the load generator's Jobs, and how fast one core is
+short_description: Measure how fast a host's fresh cluster takes the load generator's Jobs and bindings, and how fast one core is
 description:
-  - Two short, fixed probes, the same on every host, so that hosts of different speed compare.
+  - Short, fixed probes, the same on every host, so that hosts of different speed compare.
   - The CPU probe runs a fixed piece of Python (integer arithmetic and dict stores) in one thread for three rounds
     of a second and reports passes per second.
   - The API create probe creates Jobs of the workload with the load generator's code (its thread pool of
@@ -18,6 +18,10 @@ description:
     C(workload.pod_creation=direct), where the load test creates every pod with a request of its own). The Jobs are
     suspended and managed by nobody (C(spec.managedBy)), so no controller or scheduler adds work to what is
     measured. Then it deletes the Jobs, as many at once as it created them, and the namespace.
+  - The API binding probe, in the same namespace, creates three rounds of 400 pods (a scheduler name nobody serves)
+    and binds each with a C(pods/binding) request of the load generator (same concurrency and rate limit) to a node
+    that does not exist, timing only the bindings, and reports pods per second, the ceiling any scheduler's bindings
+    have on this host. Its pods are deleted without grace with the namespace; none is a load test's.
   - Each probe reports the median of its rounds, their min and max, the spread and how long it took.
   - With O(store_dir), every calibration is kept there, one file per basis, that is what the figures depend on (the
     probes, the API server's version, the Python, the host's kernel, machine and CPUs, the probed Job, the load
@@ -84,7 +88,7 @@ EXAMPLES = r"""
 RETURN = r"""
 calibration:
   description:
-    - Both probes, as env.json records them under C(calibration), with when and by which run (O(run_label)) they
+    - The probes, as env.json records them under C(calibration), with when and by which run (O(run_label)) they
       were measured, and whether this call reused them (then also their age in hours).
   returned: when not in check mode
   type: dict
@@ -100,6 +104,14 @@ calibration:
       jobs_created: 1517
       ceiling_pods_per_s: 1515.0
       duration_s: 6.3
+    api_binding:
+      object: pods/binding of a pod that exists
+      round_pods: 400
+      rounds_pods_per_s: [1102.5, 1187.0, 1150.3]
+      pods_per_s: {median: 1150.3, min: 1102.5, max: 1187.0, spread_pct: 7.3}
+      pods_bound: 1200
+      ceiling_pods_per_s: 1150.3
+      duration_s: 2.9
     cpu:
       pass: 20000 steps of a linear congruential generator, each stored in a dict of 1024 slots
       round_s: 1.0
@@ -214,7 +226,28 @@ class ApiProbe:
         self.sc.create_workload(self.apis, self.p["namespace"], workloads.calibration_job(index, self.target, self.w),
                         self.limiter.acquire)
 
+    def create_pod(self, name):
+        self.limiter.acquire()
+        self.sc.drain(self.core.create_namespaced_pod(self.p["namespace"], workloads.binding_probe_pod(
+            name, self.target, self.w), _preload_content=False))
+
+    def bind_pod(self, name):
+        self.limiter.acquire()
+        # The subresource a scheduler binds with (pods/<name>/binding), not the namespace's bindings resource.
+        self.sc.drain(self.core.create_namespaced_pod_binding(name, self.p["namespace"], workloads.binding(
+            name, workloads.BINDING_PROBE_NODE), _preload_content=False))
+
+    def binding_rounds(self):
+        """Each round creates its pods (not timed), then binds them all, timed."""
+        rounds, workers = [], self.w["submit_concurrency"]
+        for first in range(0, calibration.BIND_ROUNDS * calibration.BIND_ROUND_PODS, calibration.BIND_ROUND_PODS):
+            names = ["bind-%05d" % index for index in range(first, first + calibration.BIND_ROUND_PODS)]
+            calibration.timed_batch(self.create_pod, names, workers)
+            rounds.append(calibration.timed_batch(self.bind_pod, names, workers))
+        return rounds
+
     def run(self):
+        """(api_create, api_binding): the two API probes, in a namespace of their own, deleted afterwards."""
         name = self.p["namespace"]
         if self.namespace_exists():
             raise ProbeError("namespace %s already exists: the calibration needs a fresh namespace (delete it)" % name)
@@ -224,14 +257,18 @@ class ApiProbe:
             labels[workloads.RUN_LABEL] = self.p["run_label"]
         self.sc.drain(self.core.create_namespace({"metadata": {"name": name, "labels": labels}}, _preload_content=False))
         try:
+            step = "create its Jobs"
             rounds = [calibration.timed_round(self.create_one, calibration.API_ROUND_S, self.w["submit_concurrency"])
                       for _ in range(calibration.API_ROUNDS)]
+            api = calibration.api_result(rounds, calibration.pods_per_create(self.w), time.perf_counter() - start)
+            step, start = "bind its pods", time.perf_counter()
+            binding = calibration.binding_result(self.binding_rounds(), time.perf_counter() - start)
         except Exception as exc:  # noqa: BLE001 - the client raises many types; reported in one sentence
-            raise ProbeError("the calibration could not create its Jobs in namespace %s: %s"
-                             % (name, self.sc.error_text(exc))) from exc
+            raise ProbeError("the calibration could not %s in namespace %s: %s"
+                             % (step, name, self.sc.error_text(exc))) from exc
         finally:
             self.delete_namespace()
-        return calibration.api_result(rounds, calibration.pods_per_create(self.w), time.perf_counter() - start)
+        return api, binding
 
     def delete_one(self, index):
         self.limiter.acquire()
@@ -247,6 +284,9 @@ class ApiProbe:
         then the namespace, which the namespace controller removes, empty, in the background."""
         with ThreadPoolExecutor(max_workers=self.w["submit_concurrency"]) as pool:
             list(pool.map(self.delete_one, range(self.next_index)))
+        # The probe's pods are bound to a node without a kubelet: only a deletion without grace removes them.
+        self.sc.drain(self.core.delete_collection_namespaced_pod(self.p["namespace"], grace_period_seconds=0,
+                                                                 _preload_content=False))
         self.sc.drain(self.core.delete_namespace(self.p["namespace"], _preload_content=False))
 
 
@@ -299,18 +339,21 @@ def main():
                 "namespace_exists": probe.namespace_exists(),
                 "cpu": "%d rounds of %g s" % (calibration.CPU_ROUNDS, calibration.CPU_ROUND_S),
                 "api_create": "%d rounds of %g s, %d requests at once" % (
-                    calibration.API_ROUNDS, calibration.API_ROUND_S, params["workload"]["submit_concurrency"])})
+                    calibration.API_ROUNDS, calibration.API_ROUND_S, params["workload"]["submit_concurrency"]),
+                "api_binding": "%d rounds of %d pods, %d requests at once" % (
+                    calibration.BIND_ROUNDS, calibration.BIND_ROUND_PODS, params["workload"]["submit_concurrency"])})
         if params["server_version"]:
             probe.server_version()      # the cluster answers before anything is measured
         taken_at = time.time()
         # The CPU probe first, while the fresh cluster is idle; the Jobs' clean-up would disturb it.
         cpu = cpu_probe()
-        api = probe.run()
+        api, binding = probe.run()
     except ProbeError as exc:
         module.fail_json(msg=str(exc))
     except Exception as exc:  # noqa: BLE001 - the cluster failed under us
         module.fail_json(msg="the calibration failed: %s" % failure(exc))
-    result = calibration.measured({"api_create": api, "cpu": cpu}, params["run_label"], taken_at)
+    result = calibration.measured({"api_create": api, "api_binding": binding, "cpu": cpu}, params["run_label"],
+                                  taken_at)
     if kept_path:
         try:
             write_atomically(kept_path, json.dumps(calibration.kept_record(result, basis, taken_at), indent=1,

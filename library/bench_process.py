@@ -170,7 +170,6 @@ removed:
 
 import os
 import shutil
-import signal
 import ssl
 import subprocess
 import time
@@ -209,26 +208,10 @@ def probe(url, ca, cert, key):
 
 
 def stop(pid, timeout):
-    """SIGTERM the process group of pid, then SIGKILL; True if anything was signalled."""
-    try:
-        group = os.getpgid(pid)
-    except OSError:
+    """SIGTERM the process group of pid, then SIGKILL (bench_host_guard.stop_group); True if it ran."""
+    if not alive(pid):
         return False
-    targets = [("group", group)] if group == pid else [("pid", pid)]
-    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5)):
-        for kind, target in targets:
-            try:
-                if kind == "group":
-                    os.killpg(target, sig)
-                else:
-                    os.kill(target, sig)
-            except ProcessLookupError:
-                pass
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            if not alive(pid):
-                return True
-            time.sleep(0.1)
+    stop_group([pid], timeout)
     return True
 
 

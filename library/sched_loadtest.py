@@ -120,6 +120,12 @@ options:
         (C(calibration.api_create.ceiling_pods_per_s) of env.json). The summary's C(share_of_host_ceiling) is the
         mean throughput divided by it; without it, null.
     type: float
+  binding_ceiling_pods_per_s:
+    description:
+      - The host's API binding ceiling in pods per second (C(calibration.api_binding.ceiling_pods_per_s) of env.json),
+        how fast this API server takes any scheduler's bindings. The summary's C(share_of_binding_ceiling) is the mean
+        throughput divided by it; without it, null.
+    type: float
 author:
   - kube-sched-bench maintainers
 """
@@ -166,6 +172,7 @@ summary:
     makespan_bound: {unit: pod, at_once: 3200, waves: 1, seconds: 0.0}
     efficiency: null
     share_of_host_ceiling: 0.0235
+    share_of_binding_ceiling: 0.031
     host_load:
       cpus: 2
       window_s: 8.4
@@ -193,6 +200,7 @@ import signal
 import traceback
 
 from ansible.module_utils import sched_capacity as capacity
+from ansible.module_utils import sched_hold as hold
 from ansible.module_utils import sched_rules as rules
 from ansible.module_utils import sched_workloads as workloads
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
@@ -222,6 +230,7 @@ ARGUMENT_SPEC = dict(
     progress_file=dict(type="path"),
     pid_file=dict(type="path"),
     ceiling_pods_per_s=dict(type="float"),
+    binding_ceiling_pods_per_s=dict(type="float"),
     own_pid_dir=dict(type="path"),
     own_pids=dict(type="list", elements="int", default=[]),
     busy_threshold=dict(type="float"),
@@ -232,6 +241,8 @@ def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     params = module.params
     problem = workloads.validate(params)
+    if not problem and params["workload"]["arrival"] == hold.BACKLOG:
+        problem = hold.hold_problem(params["scheduler"], params["scheduler_pid_files"])
     if problem:
         module.fail_json(msg=problem)
     if params["busy_threshold"] is not None and rules.rule_problem(rules.PERCENT, params["busy_threshold"]):

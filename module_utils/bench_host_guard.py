@@ -92,19 +92,29 @@ def owned_pid(pid_file, expect_argv=None):
     return pid
 
 
+def signal_group(pid, sig):
+    """Send ``sig`` to the process group that ``pid`` leads, or to ``pid`` alone when it leads none; False when it is
+    gone."""
+    try:
+        group = os.getpgid(pid)
+        if group == pid:
+            os.killpg(group, sig)
+        else:
+            os.kill(pid, sig)
+    except (OSError, ProcessLookupError):
+        return False
+    return True
+
+
 def stop_group(pids, timeout):
     """SIGTERM every process group of ``pids`` at once, then SIGKILL what is left after ``timeout``; the pids that
-    still run 5 s after that."""
+    still run 5 s after that. A SIGCONT follows the SIGTERM: a scheduler held for a backlog (sched_hold) is a
+    stopped process, which would otherwise act on the SIGTERM only at the SIGKILL."""
     for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5)):
         for pid in pids:
-            try:
-                group = os.getpgid(pid)
-                if group == pid:
-                    os.killpg(group, sig)
-                else:
-                    os.kill(pid, sig)
-            except (OSError, ProcessLookupError):
-                pass
+            signal_group(pid, sig)
+            if sig == signal.SIGTERM:
+                signal_group(pid, signal.SIGCONT)
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline and any(alive(pid) for pid in pids):
             time.sleep(0.1)

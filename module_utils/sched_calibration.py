@@ -1,10 +1,11 @@
 # -*- coding: utf-8 -*-
-"""Host calibration: the arithmetic of the two fixed probes and the share of a host's ceiling.
+"""Host calibration: the arithmetic of the fixed probes and the share of a host's ceilings.
 
 Each host measures, once per run and before any scheduler is deployed, how fast
 the load generator can create suspended Jobs on its fresh cluster (the API
-create ceiling) and how fast one core runs a fixed piece of Python (the CPU
-probe). Both run in a few timed rounds; a probe is reported as the median of
+create ceiling), how fast it can bind pods that exist (the binding ceiling: what
+this host allows any scheduler) and how fast one core runs a fixed piece of
+Python (the CPU probe). Both run in a few timed rounds; a probe is reported as the median of
 its rounds with their min, max and relative spread. library/bench_calibrate.py
 runs them; the load test gives each scheduler's throughput as a share of the
 ceiling. No I/O here.
@@ -26,6 +27,10 @@ except ImportError:  # imported from the project's own tools and tests, outside 
 # The probes are the same on every host, so that hosts compare: change them and earlier runs no longer do.
 API_ROUNDS, API_ROUND_S = 3, 1.0
 CPU_ROUNDS, CPU_ROUND_S = 3, 1.0
+# The binding probe: rounds of this many pods that exist, each bound by a pods/binding request of the load generator
+# (its concurrency, its rate limit), timed from the first request to the last answer: how fast this host's API
+# server takes any scheduler's bindings.
+BIND_ROUNDS, BIND_ROUND_PODS = 3, 400
 CPU_PASS_ITERATIONS = 20000
 CPU_PASS = "%d steps of a linear congruential generator, each stored in a dict of 1024 slots" % CPU_PASS_ITERATIONS
 
@@ -104,6 +109,23 @@ def api_result(rounds, pods_per_create, duration_s):
             "duration_s": round(duration_s, 2)}
 
 
+def binding_result(rounds, duration_s):
+    """calibration.api_binding of env.json from the rounds' (pods bound, seconds)."""
+    rates = [rate(calls, seconds) for calls, seconds in rounds]
+    pods = summarize_rounds(rates)
+    return {"object": "pods/binding of a pod that exists", "round_pods": BIND_ROUND_PODS, "rounds_pods_per_s": rates,
+            "pods_per_s": pods, "pods_bound": sum(calls for calls, _ in rounds),
+            "ceiling_pods_per_s": round(pods["median"], 1), "duration_s": round(duration_s, 2)}
+
+
+def timed_batch(work, items, workers, clock=time.perf_counter):
+    """(len(items), seconds) of ``work(item)`` for every item, ``workers`` at a time."""
+    start = clock()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(work, items))
+    return len(items), clock() - start
+
+
 def cpu_result(rounds, python_version, duration_s):
     """calibration.cpu of env.json from the rounds' (passes, seconds)."""
     rates = [rate(calls, seconds) for calls, seconds in rounds]
@@ -121,7 +143,8 @@ def basis(server_version, python_version, host, job, work, fingerprint):
     host (kernel, machine, CPUs), the probed Job as sent, the load generator's settings and what the play adds
     (``fingerprint``: the runtime). Plain JSON values (as read back from a file), compared whole."""
     return json.loads(json.dumps({
-        "probes": {"api": [API_ROUNDS, API_ROUND_S], "cpu": [CPU_ROUNDS, CPU_ROUND_S, CPU_PASS]},
+        "probes": {"api": [API_ROUNDS, API_ROUND_S], "cpu": [CPU_ROUNDS, CPU_ROUND_S, CPU_PASS],
+                   "binding": [BIND_ROUNDS, BIND_ROUND_PODS]},
         "server_version": server_version, "python": python_version, "host": dict(host), "job": job,
         "generator": {field: work[field] for field in GENERATOR_FIELDS},
         "pods_per_create": pods_per_create(work), "fingerprint": dict(fingerprint or {})}, sort_keys=True))

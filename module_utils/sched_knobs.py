@@ -71,9 +71,10 @@ KNOBS = (
         Only 1 with burst.""", rule="positive", recorded=True, see="scenarios.md"),
     _knob("calibrate", "bool", True, RUN, """
         Measure the host's calibration probes once per run, on the first fresh cluster before any scheduler: the
-        API server's create ceiling (the load generator creating suspended Jobs for three rounds of a second) and
-        a single-core CPU probe (three rounds of a second of fixed Python work). Recorded in env.json
-        (calibration); the report gives each throughput as a share of the host's ceiling. About 10 s per host, then
+        API server's create ceiling (the load generator creating suspended Jobs for three rounds of a second), its
+        binding ceiling (three rounds of 400 pods/binding requests for pods that exist) and a single-core CPU probe
+        (three rounds of a second of fixed Python work). Recorded in env.json (calibration); the report gives each
+        throughput as a share of the host's ceilings. About 12 s per host, then
         reused for bench_calibration_max_age hours; false: no probes, and the share is n/a.""", rule="flag",
           recorded=True,
           see="reading-the-report.md#host-calibration"),
@@ -136,6 +137,12 @@ KNOBS = (
         in between, to measure the scheduler's ceiling). Not with a scheduler that admits only Jobs (its
         descriptor's direct_pods says why).""", rule=("job-controller", "direct"), workload=True,
           see="reading-the-report.md#making-the-scheduler-the-bottleneck"),
+    _knob("arrival", "str", "open-loop", WORKLOAD_GROUP, """
+        How the jobs reach the scheduler: open-loop (each is submitted at its arrival offset while the scheduler
+        runs: the seed's burst) or backlog (the whole workload is created while the scheduler is held, then
+        released at once, and every figure is timed from the release: the scheduler's own ceiling). Backlog needs
+        the binary runtime and jobs that all arrive at once (burst, gang, fair-share).""",
+          rule=("open-loop", "backlog"), workload=True, see="reading-the-report.md#a-held-backlog"),
     _knob("queue_quota", "raw", "cluster", WORKLOAD_GROUP, """
         What the queues of the schedulers with queues may use: cluster (the fake nodes' whole allocatable, as the
         schedulers without queues have), seed (1000 CPU / 1000Gi, the published comparison's quota, to

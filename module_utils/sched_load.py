@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from ansible.module_utils import bench_result_files as result_files
 from ansible.module_utils import sched_capacity as capacity
 from ansible.module_utils import sched_cost as cost
+from ansible.module_utils import sched_hold as hold
 from ansible.module_utils import sched_host_load as host_load
 from ansible.module_utils import sched_metrics as metrics
 from ansible.module_utils import sched_scenario_objects as scenario_objects
@@ -80,6 +81,9 @@ class LoadTest:
         self.load_start = None
         self.phases = {}
         self.progress = ProgressFile(params.get("progress_file"))
+        self.backlog = self.workload["arrival"] == hold.BACKLOG
+        self.hold = None
+        self.release_us = None  # this client's clock at the release (the audit log's marker is the timing source)
 
     def jobs_total(self):
         return len(self.jobs)
@@ -270,10 +274,52 @@ class LoadTest:
         return ("timed out after %gs waiting for pods to be %s: %d created, %d bound, %d completed of %d"
                 % (self.workload["timeout"], self.workload["wait_for"], counts.created, counts.bound, counts.completed, expected))
 
+    def hold_scheduler(self, deadline):
+        """Backlog mode: hold the scheduler before the first job is submitted."""
+        self.hold = hold.Hold(self.p["scheduler"], self.p["scheduler_pid_files"], self.custom)
+        try:
+            self.hold.engage(deadline)
+        except Exception as exc:  # noqa: BLE001 - a HoldError, or the client failing under it
+            raise LoadTestError(error_text(exc) if not isinstance(exc, hold.HoldError) else str(exc)) from exc
+
+    def wait_backlog(self, deadline):
+        """Backlog mode: wait until the held workload exists whole (every pod of the submitted jobs, or one object
+        per job where the pods appear only after the release: the descriptor's hold.backlog); None or why not."""
+        kind = hold.backlog_resource(self.p["scheduler"], self.workload["pod_creation"])
+        wanted = len(self.submitted) if kind else self.pods_total("submitted")
+        what = kind[2] if kind else "pods"
+        self.progress.phase("backlog", total=wanted)
+        count = 0
+        while time.monotonic() < deadline:
+            if kind:
+                objects = list_pages(self.custom.list_namespaced_custom_object, kind[0], kind[1], self.p["namespace"],
+                                     kind[2])
+                next(objects)
+                count = sum(1 for _ in objects)
+            else:
+                count = self.watch.counts().created
+            self.progress.update(count=count)
+            if count >= wanted:
+                return None
+            time.sleep(0.25)
+        self.timed_out = True
+        return ("timed out after %gs waiting for the held backlog: %d of %d %s exist"
+                % (self.workload["timeout"], count, wanted, what))
+
+    def release(self):
+        """Backlog mode: mark the release (the marker's creation is its time in the audit log), then end the hold."""
+        drain(self.core.create_namespaced_config_map(self.p["namespace"], {
+            "metadata": {"name": hold.RELEASE_MARKER, "labels": {workloads.ROLE_LABEL: "release"}}},
+            _preload_content=False))
+        self.release_us = int(time.time() * 1_000_000)
+        problems = self.hold.release()
+        if problems:
+            raise LoadTestError("could not release the held scheduler: %s" % "; ".join(problems))
+
     # -- results ---------------------------------------------------------
     def measure(self):
-        """Per-pod records, job creation and admission times (None: no admission step, or no audit log) and
-        the timing source, from the audit log if there is one."""
+        """Per-pod records, job creation and admission times (None: no admission step, or no audit log), the
+        timing source, from the audit log if there is one, and the release of a held backlog (None: open loop)."""
         audit_log = self.p["audit_log"]
         if audit_log:
             files = metrics.audit_log_files(audit_log)
@@ -295,9 +341,9 @@ class LoadTest:
                 # The audit log has no pod's completion (kwok's status updates are logged without content).
                 done = self.watch.completions() if self.watch else {}
                 records = [dict(record, completed_us=done.get(record["pod"])) for record in times.records()]
-                return records, times.job_created, admitted, "audit"
+                return records, times.job_created, admitted, "audit", times.released_us or self.release_us
         records = self.watch.records() if self.watch else []
-        return records, {}, None, "watch"
+        return records, {}, None, "watch", self.release_us
 
     def _bound_seen(self):
         return self.watch.counts().bound if self.watch else 0
@@ -316,13 +362,19 @@ class LoadTest:
         # Before the analysis, which is the load test's own work after the load.
         load_end = self.host_load_sample() if self.load_start else None
         analysis_start = time.monotonic()
-        records, job_times, job_admitted, source = self.measure()
+        records, job_times, job_admitted, source, release_us = self.measure()
+        backlog = None
+        if release_us is not None:
+            records, job_times, job_admitted, backlog = metrics.from_release(records, job_times, job_admitted,
+                                                                             release_us)
         window = (self.submit_end - self.submit_start) if self.submit_end and self.submit_start else None
         self.phases["analysis"] = round(time.monotonic() - analysis_start, 3)
         run = {"scheduler": self.p["scheduler"], "run_label": self.p["run_label"], "namespace": self.p["namespace"],
                "scenario": self.scenario, "workload": self.workload, "jobs": self.jobs,
-               "ceiling_pods_per_s": self.p.get("ceiling_pods_per_s")}
-        measured = {"records": records, "job_created": job_times, "job_admitted": job_admitted, "source": source}
+               "ceiling_pods_per_s": self.p.get("ceiling_pods_per_s"),
+               "binding_ceiling_pods_per_s": self.p.get("binding_ceiling_pods_per_s")}
+        measured = {"records": records, "job_created": job_times, "job_admitted": job_admitted, "source": source,
+                    "backlog": backlog}
         submission = {"submitted": self.submitted, "window_s": window, "errors": self.submit_errors,
                       "pods_expected": self.pods_total()}
         outcome = {
@@ -380,6 +432,14 @@ class LoadTest:
         return now
 
     def run(self):
+        try:
+            return self._run()
+        finally:
+            # Whatever happened (a SIGTERM's exception too): no scheduler stays held after the load test.
+            if self.hold is not None:
+                self.hold.release()
+
+    def _run(self):
         self.started_at = metrics.format_time_us(int(time.time() * 1_000_000))
         deadline = time.monotonic() + self.workload["timeout"]
         self.cost_start = cost.sample(self.p["scheduler_pid_files"])
@@ -394,6 +454,8 @@ class LoadTest:
             self.create_scenario_objects(deadline)
             self.watch = PodWatch(self.core, self.p["namespace"])
             self.watch.start()
+            if self.backlog:
+                self.hold_scheduler(deadline)
             phase = self._phase("setup", phase)
             self.submit_jobs(pool)
             phase = self._phase("submit", phase)
@@ -401,8 +463,14 @@ class LoadTest:
         if self.submit_errors:
             reason = "%d of %d jobs could not be created, first: %s" % (
                 len(self.submit_errors), self.jobs_total(), self.submit_errors[0])
-        wait_reason = self.wait_pods(time.monotonic() + self.workload["timeout"])
-        self._phase("wait", phase)
+        wait_reason = None
+        if self.backlog:
+            wait_reason = self.wait_backlog(time.monotonic() + self.workload["timeout"])
+            phase = self._phase("backlog", phase)
+            self.release()
+        if wait_reason is None:
+            wait_reason = self.wait_pods(time.monotonic() + self.workload["timeout"])
+            self._phase("wait", phase)
         reason = reason or wait_reason
         # What a scheduler does with a scenario is its result: jobs still waiting at the timeout are a finding.
         self.scenario_timed_out = (scenario_records.timeout_is_finding(self.scenario) and self.timed_out

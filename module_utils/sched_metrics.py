@@ -18,9 +18,11 @@ import re
 
 try:
     from ansible.module_utils import schedulers as descriptors
+    from ansible.module_utils.sched_hold import RELEASE_MARKER
     from ansible.module_utils.sched_workloads import JOB_LABEL, is_placeholder
 except ImportError:  # imported from the project's own tools and tests, outside Ansible
     import schedulers as descriptors
+    from sched_hold import RELEASE_MARKER
     from sched_workloads import JOB_LABEL, is_placeholder
 
 US = 1_000_000
@@ -156,6 +158,7 @@ class AuditTimes:
         self.pod_ended = {}       # pod name -> us (first deletion: preempted, evicted or removed with its job)
         self.job_admitted = {}    # job name -> us (first admission: a Job's unsuspension or PHASE_ADMISSIONS)
         self.placeholders = set()  # placeholder pods (a scheduler's stand-ins, no job's): left out
+        self.released_us = None   # the creation of the release marker of a held backlog (sched_hold)
         self.events_seen = 0
 
     def add(self, event):
@@ -193,6 +196,8 @@ class AuditTimes:
             elif name:
                 self.pod_created.setdefault(name, when)
                 self.pod_job.setdefault(name, job_of(meta))
+        elif resource == "configmaps" and ref.get("name") == RELEASE_MARKER:
+            self.released_us = self.released_us or when
         elif resource == "jobs" and not subresource:
             meta = (event.get("responseObject") or {}).get("metadata") or {}
             name = meta.get("name") or ref.get("name")
@@ -230,6 +235,32 @@ class AuditTimes:
             })
         rows.sort(key=lambda row: (row["created_us"], row["pod"]))
         return rows
+
+
+def from_release(records, job_created, job_admitted, release_us):
+    """A held backlog's times as its scheduler saw them (docs/metrics.md#a-held-backlog): every pod creation and job
+    creation or admission before the release reads as the release, so that every figure is timed from it.
+
+    Returns (records, job_created, job_admitted, backlog): copies, and the summary's ``backlog``: the release, how
+    many pods and jobs were created before it and when, and how many pods were bound before it (a hold that did not
+    hold)."""
+    held_pods = [row["created_us"] for row in records if row["created_us"] < release_us]
+    held_jobs = [when for when in job_created.values() if when < release_us]
+    early = sum(1 for row in records if row["bound_us"] is not None and row["bound_us"] < release_us)
+    held = held_pods + held_jobs
+    backlog = {
+        "release": format_time_us(release_us),
+        "pods_held": len(held_pods),
+        "jobs_held": len(held_jobs),
+        "created_from": format_time_us(min(held)) if held else None,
+        "created_until": format_time_us(max(held)) if held else None,
+        "bound_before_release": early,
+    }
+    records = [dict(row, created_us=max(row["created_us"], release_us)) for row in records]
+    job_created = {job: max(when, release_us) for job, when in job_created.items()}
+    if job_admitted is not None:
+        job_admitted = {job: max(when, release_us) for job, when in job_admitted.items()}
+    return records, job_created, job_admitted, backlog
 
 
 def job_of(meta):
@@ -327,6 +358,8 @@ POD_MAKERS = {
     "admission": ("admission", "pods were created only once the scheduler admitted their job"),
     "load test": ("submission", "the load test created the pods itself (bench_pod_creation=direct), so submitting was "
                   "creating them"),
+    # bench_arrival=backlog with every pod there at the release: nothing but the scheduler could pace the bindings.
+    "held backlog": ("scheduling", "every pod existed at the release of the held backlog"),
 }
 
 
@@ -360,6 +393,9 @@ def limiting_stage(rows, makespan_s, submit_window_s, bound_s, pods_made_by="job
     elif submit_window_s and submit_window_s >= SUBMISSION_SHARE * makespan_s:
         result.update(stage="submission", evidence="submitting the jobs took %.1f s of the %.1f s makespan; %s"
                       % (submit_window_s, makespan_s, rates))
+    elif pods_made_by == "held backlog":
+        result.update(stage="scheduling", evidence="%s, so only the scheduler set the pace: %s"
+                      % (POD_MAKERS[pods_made_by][1], rates))
     elif backlog_mean <= KEPT_UP_SECONDS * bound_per_s:
         stage, how = POD_MAKERS[pods_made_by]
         result.update(stage=stage, evidence="%s and the scheduler bound them about as fast as they appeared: %s "

@@ -380,7 +380,8 @@ def environment_tables(run):
 
 
 CALIBRATION_HEADERS = ["Host", "API create ceiling (Jobs/s)", "API spread (%)", "Ceiling (pods/s)",
-                       "CPU probe (passes/s)", "CPU spread (%)", "Python", "Probe time (s), API / CPU", "Measured"]
+                       "Binding ceiling (pods/s)", "CPU probe (passes/s)", "CPU spread (%)", "Python",
+                       "Probe time (s), API / CPU", "Measured"]
 CALIBRATION_NOTE = (
     "Measured once per host, on its first fresh cluster before any scheduler (bench_calibrate), or reused from an "
     "earlier run of the same host, versions and load generator for bench_calibration_max_age hours (Measured says "
@@ -389,7 +390,9 @@ CALIBRATION_NOTE = (
     "is how many suspended Jobs a second the load generator (its concurrency and client rate limit) created on the "
     "cluster, with nothing else running on it; in pods/s, times the pods per job. The CPU probe is passes of a fixed "
     "Python loop a second on one core; the Python version counts too. Share of host ceiling, in the tables above, is "
-    "a scheduler's mean throughput divided by its host's ceiling in pods/s.")
+    "a scheduler's mean throughput divided by its host's ceiling in pods/s. The binding ceiling is how many pods a "
+    "second the load generator bound (pods/binding of pods that exist) with nothing else running: what the host "
+    "allows any scheduler; share of binding ceiling divides by it.")
 
 
 def probe_stat(probe, figure, rounds):
@@ -405,6 +408,7 @@ def calibration_row(host, calibration):
     return [Cell(host), Cell(format_stat(probe_stat(api, "jobs_per_s", "rounds_jobs_per_s"))),
             Cell(format_number(number_at(api, ("jobs_per_s", "spread_pct")))),
             Cell(format_number(number_at(api, ("ceiling_pods_per_s",)))),
+            Cell(format_stat(probe_stat(calibration.get("api_binding") or {}, "pods_per_s", "rounds_pods_per_s"))),
             Cell(format_stat(probe_stat(cpu, "passes_per_s", "rounds_passes_per_s"))),
             Cell(format_number(number_at(cpu, ("passes_per_s", "spread_pct")))),
             Cell(str(cpu.get("python") or NOT_AVAILABLE)),

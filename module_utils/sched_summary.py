@@ -25,7 +25,8 @@ def build(run, measured, submission, outcome):
 
     ``run``: scheduler, run_label, namespace, scenario (as loaded), workload (the knobs with the scenario's
     cluster), jobs (the scenario's expanded jobs), ceiling_pods_per_s. ``measured``: records (per pod), job_created
-    and job_admitted (job name -> us; admitted None without an admission step), source ("audit" or "watch").
+    and job_admitted (job name -> us; admitted None without an admission step), source ("audit" or "watch"), backlog
+    (sched_metrics.from_release, the times already from the release; None: open loop).
     ``submission``: submitted (the jobs created), window_s, errors, pods_expected. ``outcome``: complete, reason,
     timed_out, pods_completed, started_at, finished_at, phases_s, host_load (sched_host_load.summarize, None when
     /proc could not be read), and the costs: scheduler_cost (None: no scheduler process measured), loadtest_cost,
@@ -66,9 +67,15 @@ def build(run, measured, submission, outcome):
                        efficiency=None)
     summary["share_of_host_ceiling"] = calibration.share_of_ceiling(summary["throughput_pods_per_s"],
                                                                      run.get("ceiling_pods_per_s"))
+    summary["share_of_binding_ceiling"] = calibration.share_of_ceiling(summary["throughput_pods_per_s"],
+                                                                        run.get("binding_ceiling_pods_per_s"))
+    # A held backlog was submitted before the release, which starts the makespan: submission cannot limit it.
+    summary["backlog"] = measured.get("backlog")
     summary["throughput_limited_by"] = metrics.limiting_stage(
-        timeline, summary["makespan_s"], submission["window_s"], summary["makespan_bound"]["seconds"],
-        capacity.pods_made_by(scheduler, workload["pod_creation"]))
+        timeline, summary["makespan_s"], None if summary["backlog"] else submission["window_s"],
+        summary["makespan_bound"]["seconds"],
+        "held backlog" if summary["backlog"] and summary["backlog"]["pods_held"] == summary["pods_created"]
+        else capacity.pods_made_by(scheduler, workload["pod_creation"]))
     if outcome["scheduler_cost"] is not None:
         summary["scheduler_cost"] = outcome["scheduler_cost"]
     jobs = scenario_records.job_records(submission["submitted"], measured["job_created"], records,

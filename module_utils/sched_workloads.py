@@ -16,6 +16,7 @@ from collections import namedtuple
 
 try:
     from ansible.module_utils import schedulers as descriptors
+    from ansible.module_utils.sched_hold import arrival_problems
     from ansible.module_utils.sched_rules import (
         DIRECT,
         SCHEDULERS,
@@ -29,6 +30,7 @@ try:
     from ansible.module_utils.sched_scenarios import burst_job, expand
 except ImportError:  # imported from the project's own tools and tests, outside Ansible
     import schedulers as descriptors
+    from sched_hold import arrival_problems
     from sched_rules import (
         DIRECT,
         SCHEDULERS,
@@ -65,6 +67,10 @@ YUNIKORN_GANG_STYLE = "gangSchedulingStyle=Hard"
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 # spec.managedBy of the calibration's Jobs: the job controller (Kubernetes 1.32 and later) leaves them alone.
 CALIBRATION_MANAGER = "sched-bench.io/calibration"
+# The calibration's binding probe: its pods' scheduler name (served by no scheduler) and the node they are bound to
+# (none of that name exists).
+BINDING_PROBE_SCHEDULER = "sched-bench-binding-probe"
+BINDING_PROBE_NODE = "sched-bench-binding-probe"
 # Volcano's scheduler groups pods by this annotation (volcano.sh/apis scheduling/v1beta1 KubeGroupNameAnnotationKey);
 # its PodGroup controller leaves a pod that has it alone instead of making a one-pod group for it.
 VOLCANO_GROUP_ANNOTATION = "scheduling.k8s.io/group-name"
@@ -112,9 +118,13 @@ def validate(params):
         # The scenario's jobs replace the workload's: its biggest must fit the nodes and the queues.
         work = job_work(max(expand(params["scenario"]), key=lambda job: job["pods_per_job"] * job["pod_millicores"]),
                         dict(work, **params["scenario"]["cluster"]))
-    return (workload_problems(work)
-            or pod_creation_problems(work["pod_creation"], [params["scheduler"]], "workload.%s")
-            or [None])[0]
+    problems = (workload_problems(work)
+                or pod_creation_problems(work["pod_creation"], [params["scheduler"]], "workload.%s"))
+    if not problems and work["arrival"] != "open-loop":
+        scenario = params.get("scenario")
+        problems = arrival_problems(work["arrival"], jobs=expand(scenario) if scenario else None,
+                                    scenario_name=(scenario or {}).get("name"), label="workload.%s")
+    return (problems or [None])[0]
 
 
 def plurals(api_resource_list):
@@ -230,6 +240,21 @@ def calibration_job(index, target, work):
     job = _batch_job(job_name(index), target, work, _pod_template(target, work), suspend=True)
     job["spec"]["managedBy"] = CALIBRATION_MANAGER
     return [("batch", job)]
+
+
+def binding_probe_pod(name, target, work):
+    """A pod of the calibration's binding probe: the default scheduler's pod template with a scheduler name nobody
+    serves, so that only the probe binds it, to BINDING_PROBE_NODE, a node that does not exist, so that neither
+    kwok nor a kubelet acts on it."""
+    template = _pod_template(target, work, scheduler_name=BINDING_PROBE_SCHEDULER)
+    return {"apiVersion": "v1", "kind": "Pod", "spec": template["spec"],
+            "metadata": dict(template["metadata"], name=name, namespace=target.namespace)}
+
+
+def binding(pod, node):
+    """The pods/binding request that puts ``pod`` on ``node``."""
+    return {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": pod},
+            "target": {"apiVersion": "v1", "kind": "Node", "name": node}}
 
 
 def _pod_group(name, target, native):

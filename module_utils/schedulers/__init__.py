@@ -43,6 +43,10 @@ KEYS = {
              "graph_only",
     "release": "kind runtime: manifest_url (a URL template with {version}), or chart, chart_repository, module_path",
     "ready": "what tells the toolkit it is ready, per runtime",
+    "hold": "bench_arrival=backlog, binary runtime: how it is held until the release (sched_hold.py): processes (the "
+            "pid-file names of the processes stopped) or stop_policy (group/version/plural of the queues set to Hold), "
+            "and backlog, the group/version/plural of the objects one per job that make the backlog when its pods "
+            "appear only after the release (omitted: the pods)",
 }
 # Keys only some descriptors have: the scheduler's own settings its task files read, and "knobs", the variables
 # only it reads ({name: meaning}), which the check for unknown variables accepts.

@@ -26,6 +26,9 @@ DESCRIPTOR = {
         "version_vars": ["sigs.k8s.io/kueue/pkg/version.GitVersion"],
     },
     "release": {"manifest_url": "https://github.com/kubernetes-sigs/kueue/releases/download/{version}/manifests.yaml"},
+    # bench_arrival=backlog: every ClusterQueue is set to stopPolicy Hold until the release (the manager and its
+    # webhooks run on; kube-scheduler is never held). A Job then has its Workload and no pod: the backlog.
+    "hold": {"stop_policy": "kueue.x-k8s.io/v1beta1/clusterqueues", "backlog": "kueue.x-k8s.io/v1beta1/workloads"},
     "ready": "the manager's /readyz and its webhook's TLS port (binary); the release's Deployment, webhook "
              "Service endpoints and certificate Secret (kind); then the ClusterQueue is active",
 }

@@ -35,6 +35,9 @@ DESCRIPTOR = {
     },
     "release": {"manifest_url": "https://raw.githubusercontent.com/volcano-sh/volcano/{version}/installer/"
                                 "volcano-development.yaml"},
+    # bench_arrival=backlog: vc-scheduler is stopped until the release, its controller and webhooks run on. Its
+    # controller makes a job's pods only once the scheduler enqueued its PodGroup, so the backlog is the PodGroups.
+    "hold": {"processes": ("vc-scheduler",), "backlog": "scheduling.volcano.sh/v1beta1/podgroups"},
     "ready": "each process's health port and the webhook's TLS port (binary); the release's Deployments, webhook "
              "Service endpoints and certificate Secret (kind); then the burst's Queue is Open",
 }

@@ -42,6 +42,8 @@ DESCRIPTOR = {
     },
     "release": {"chart": "yunikorn", "chart_repository": "https://apache.github.io/yunikorn-release",
                 "module_path": ""},
+    # bench_arrival=backlog: its one process is stopped until the release.
+    "hold": {"processes": ("yunikorn-scheduler",)},
     "ready": "its web port's /ws/v1/scheduler/healthcheck, then each of its queues over its REST API (binary); the "
              "chart's Deployment and webhook Service endpoints (kind)",
 }

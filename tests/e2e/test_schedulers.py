@@ -4,7 +4,10 @@ One playbook run (module-scoped fixture) with a small workload and its own
 workspace, results directory and port range; the tests then check, per
 scheduler, what a user relies on: every pod bound, the audit log agreeing
 with pods.csv, env.json recording versions and knobs, the scheduler's cost,
-and no process of the run left behind. Cold, the run builds each scheduler
+and no process of the run left behind. The run is a held backlog
+(bench_arrival=backlog, issue 31): each scheduler is held while the jobs are
+created and released at once, and no pod is bound before the release; the
+open-loop path of every scheduler runs in the other end-to-end tests. Cold, the run builds each scheduler
 from its Go module (many minutes on 2 cores); with warm caches it takes a
 few minutes.
 """
@@ -37,7 +40,7 @@ NODES, JOBS, PODS_PER_JOB = 10, 20, 3
 KNOBS = {"bench_scheduler_api_qps": 400, "bench_scheduler_api_burst": 600, "bench_scheduler_gogc": "150",
          "bench_scheduler_cpu_profile_seconds": 6, "bench_scheduler_cpu_limit": 1,
          # The tests below read the audit log from the fetched results.
-         "bench_fetch_audit_log": True}
+         "bench_fetch_audit_log": True, "bench_arrival": "backlog"}
 RUN_ID = "e2e-schedulers"
 NAMESPACE = "sched-bench"
 # Below the kernel's ephemeral port range (32768 and up), like the toolkit's default range.
@@ -139,6 +142,36 @@ def test_every_pod_is_bound_and_the_audit_log_agrees(run, scheduler):
         if event.get("verb") == "create" and ref.get("namespace") == NAMESPACE and ref.get("subresource") == "binding":
             bindings.setdefault(ref["name"], ((event.get("requestObject") or {}).get("target") or {}).get("name"))
     assert {row["pod"]: row["node"] for row in rows} == bindings
+
+
+@pytest.mark.parametrize("scheduler", SCHEDULERS)
+def test_the_held_backlog_is_released_before_the_first_binding(run, scheduler):
+    skip_if_unbuildable(run, scheduler)
+    directory = run.result_dir(scheduler)
+    summary = json.loads((directory / "summary.json").read_text())
+    backlog = summary["backlog"]
+    assert summary["workload"]["arrival"] == "backlog"
+    marks = [event["stageTimestamp"] for event in audit_events(directory / "audit.log.gz", "sched-bench-release",
+                                                                succeeded=True)
+             if event.get("verb") == "create" and (event.get("objectRef") or {}).get("resource") == "configmaps"]
+    assert len(marks) == 1, marks
+    # The audit log's time of the marker is the release, and the makespan's start.
+    assert marks[0].rstrip("Z")[:26] == backlog["release"].rstrip("Z")[:26] == summary["start"].rstrip("Z")[:26]
+    bound = [event["stageTimestamp"] for event in audit_events(directory / "audit.log.gz", '"binding"', succeeded=True)
+             if event.get("verb") == "create" and (event.get("objectRef") or {}).get("namespace") == NAMESPACE]
+    assert len(bound) == JOBS * PODS_PER_JOB
+    assert min(bound) > marks[0], (min(bound), marks[0])
+    assert backlog["bound_before_release"] == 0
+    # The backlog: every pod, or where pods appear only once admitted (Kueue, Volcano), one object per job.
+    if scheduler in ("kueue", "volcano"):
+        assert (backlog["jobs_held"], backlog["pods_held"]) == (JOBS, 0), backlog
+    else:
+        assert (backlog["jobs_held"], backlog["pods_held"]) == (JOBS, JOBS * PODS_PER_JOB), backlog
+    assert backlog["created_until"] < backlog["release"]
+    stage = summary["throughput_limited_by"]
+    assert stage["stage"] in (("admission", "scheduling") if scheduler in ("kueue", "volcano") else ("scheduling",)), stage
+    print("%s backlog: %d pods bound in %.3f s from the release (%.1f pods/s), limited by %s" % (
+        scheduler, summary["pods_bound"], summary["makespan_s"], summary["throughput_pods_per_s"], stage["stage"]))
 
 
 @pytest.mark.parametrize("scheduler", SCHEDULERS)

@@ -159,6 +159,6 @@ def test_teardown_after_the_controller_is_killed_stops_every_process(tmp_path, b
         calibration = json.load(handle)["calibration"]
     assert calibration["reused"] is True and calibration["measured_by_run"] == bench_vars["bench_run_id"]
     assert 0 <= calibration["age_h"] < 0.5 and calibration["api_create"]["ceiling_pods_per_s"] > 0
-    assert task_results(runner, "Measure the host's API create ceiling and single-core CPU speed")[0]["res"][
+    assert task_results(runner, "Measure the host's API create and binding ceilings and single-core CPU speed")[0]["res"][
         "changed"] is False
     assert processes_mentioning(bench_vars["bench_workspace"]) == []

@@ -10,7 +10,8 @@ import sched_workloads as w
 
 WORK = dict(nodes=3, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=4, pods_per_job=3, pod_cpu="100m",
             pod_memory="200Mi", pod_duration=30, wait_for="bound", timeout=60.0, submit_concurrency=4,
-            client_qps=10.0, client_burst=10, queue_quota="cluster", pod_creation="job-controller")
+            client_qps=10.0, client_burst=10, queue_quota="cluster", pod_creation="job-controller",
+            arrival="open-loop")
 
 
 def test_the_burst_expands_to_the_jobs_of_the_knobs_all_at_once():

@@ -657,6 +657,7 @@ def test_report_playbook_refuses_a_bad_gate_in_one_line(tmp_path):
 def test_host_calibration_is_shown_and_each_throughput_as_a_share_of_its_hosts_ceiling(tmp_path):
     import sched_calibration as cal
     calibration = cal.measured({"api_create": cal.api_result([(498, 1.0), (512, 1.0), (505, 1.0)], 3, 6.321),
+                                "api_binding": cal.binding_result([(400, 0.4), (400, 0.32), (400, 0.5)], 2.1),
                                 "cpu": cal.cpu_result([(400, 1.0), (380, 1.0), (420, 1.0)], "3.11.7", 3.004)},
                                "night-1", 1_000_000)
     # Host b reuses a calibration measured 5.25 h before its run.
@@ -677,10 +678,10 @@ def test_host_calibration_is_shown_and_each_throughput_as_a_share_of_its_hosts_c
     assert cell(report.fleet_table(run), "default", "Share of host ceiling") == "0.0594 (0.0396–0.0792)"
     table = report.calibration_table(run)
     assert [cell(table, "a", header) for header in table.headers[1:]] == [
-        "505 (498–512)", "2.8", "1515", "400 (380–420)", "10", "3.11.7", "6.32 / 3",
+        "505 (498–512)", "2.8", "1515", "1000 (800–1250)", "400 (380–420)", "10", "3.11.7", "6.32 / 3",
         "this run, 1970-01-12T13:46:40Z"]
     assert cell(table, "b", "Measured") == "reused: run night-1, 1970-01-12T13:46:40Z (5.25 h before)"
-    assert [cell(table, "c", header) for header in table.headers[1:]] == ["n/a"] * 8
+    assert [cell(table, "c", header) for header in table.headers[1:]] == ["n/a"] * 9
     markdown = render.render_markdown(built)
     environment = markdown[markdown.index("## Environment"):]
     assert "### Host calibration" in environment and "| a | 505 (498–512) | 2.8 | 1515 |" in environment

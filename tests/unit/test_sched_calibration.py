@@ -119,7 +119,33 @@ def test_the_module_documents_its_return_as_the_functions_build_it():
     api = cal.api_result([(498, 1.0), (512, 1.0), (505, 1.0)], 3, 6.3)
     assert sorted(sample["api_create"]) == sorted(api)
     assert sorted(sample["cpu"]) == sorted(cal.cpu_result([(1, 1.0)], "3.11.2", 3.0))
-    assert sorted(sample) == sorted(cal.measured({"api_create": api, "cpu": {}}, "r1", 0))
+    binding = cal.binding_result([(400, 0.36), (400, 0.34), (400, 0.35)], 2.9)
+    assert sorted(sample["api_binding"]) == sorted(binding)
+    assert sorted(sample) == sorted(cal.measured({"api_create": api, "api_binding": binding, "cpu": {}}, "r1", 0))
+
+
+def test_the_binding_ceiling_is_the_median_round_in_pods_per_s():
+    binding = cal.binding_result([(400, 0.5), (400, 0.25), (400, 0.4)], 3.14159)
+    assert binding["rounds_pods_per_s"] == [800.0, 1600.0, 1000.0]
+    assert binding["pods_per_s"] == {"median": 1000.0, "min": 800.0, "max": 1600.0, "spread_pct": 80.0}
+    assert (binding["ceiling_pods_per_s"], binding["pods_bound"], binding["duration_s"]) == (1000.0, 1200, 3.14)
+
+
+def test_a_timed_batch_does_every_item_once():
+    done = []
+    ticks = iter([10.0, 12.5])
+    assert cal.timed_batch(done.append, list(range(50)), 4, clock=lambda: next(ticks)) == (50, 2.5)
+    assert sorted(done) == list(range(50))
+
+
+def test_a_binding_probe_pod_is_the_default_schedulers_pod_for_no_scheduler_and_no_node():
+    target = w.Target("default", "sched-bench-calibration", "r1")
+    pod = w.binding_probe_pod("bind-00003", target, WORK)
+    assert pod["metadata"]["name"] == "bind-00003" and pod["metadata"]["namespace"] == "sched-bench-calibration"
+    assert pod["spec"]["schedulerName"] == w.BINDING_PROBE_SCHEDULER
+    assert pod["spec"]["terminationGracePeriodSeconds"] == 0
+    assert w.binding("bind-00003", w.BINDING_PROBE_NODE)["target"] == {
+        "apiVersion": "v1", "kind": "Node", "name": "sched-bench-binding-probe"}
 
 
 WORK = dict(nodes=3, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=2, pods_per_job=3, pod_cpu="1",

@@ -389,3 +389,48 @@ def test_volcano_admits_a_job_when_its_podgroup_is_inqueue(tmp_path):
         admission_event("update", "podgroups", "2026-01-01T00:00:05Z", "job-3",
                         {"status": {"phase": "Running"}}, group="scheduling.x-k8s.io"),
     ]) == {"job-1": "2026-01-01T00:00:02.000000Z", "job-2": "2026-01-01T00:00:04.000000Z"}
+
+
+def test_the_release_marker_of_a_held_backlog_is_read_from_the_audit_log(tmp_path):
+    path = tmp_path / "audit.log"
+    write_log(path, [
+        event("create", "pods", "2026-12-04T10:00:01.000000Z", response_name="p1"),
+        event("create", "configmaps", "2026-12-04T10:00:02.500000Z", name="sched-bench-release"),
+        event("create", "configmaps", "2026-12-04T10:00:02.600000Z", name="sched-bench-release", ns="other"),
+        event("create", "pods", "2026-12-04T10:00:02.700000Z", name="p1", sub="binding", node="n1"),
+    ])
+    times = m.AuditTimes(NS)
+    for ev in m.read_audit_events([str(path)], NS):
+        times.add(ev)
+    assert times.released_us == m.parse_time_us("2026-12-04T10:00:02.500000Z")
+    assert m.AuditTimes(NS).released_us is None
+
+
+def test_a_held_backlog_is_timed_from_its_release():
+    release = int(20e6)
+    records = [rec("a", 10.0, 20.5), rec("b", 12.0, 21.0), rec("c", 22.0, 22.5), rec("d", 11.0, None)]
+    shifted, jobs, admitted, backlog = m.from_release(records, {"j1": int(9e6), "j2": int(23e6)}, None, release)
+    assert [row["created_us"] for row in shifted] == [release, release, int(22e6), release]
+    assert [row["created_us"] for row in records][:2] == [int(10e6), int(12e6)]   # the input is left alone
+    assert jobs == {"j1": release, "j2": int(23e6)}
+    assert admitted is None
+    assert backlog == {"release": "1970-01-01T00:00:20.000000Z", "pods_held": 3, "jobs_held": 1,
+                       "created_from": "1970-01-01T00:00:09.000000Z", "created_until": "1970-01-01T00:00:12.000000Z",
+                       "bound_before_release": 0}
+    summary, _ = m.summarize(shifted, list(jobs.values()), 4, 1.0, 2)
+    assert summary["start"] == "1970-01-01T00:00:20.000000Z"
+    assert summary["makespan_s"] == pytest.approx(2.5)
+    assert summary["latency_ms"]["max"] == pytest.approx(1000.0)
+
+
+def test_a_binding_before_the_release_is_counted():
+    _, _, _, backlog = m.from_release([rec("a", 1.0, 1.5), rec("b", 1.0, 3.0)], {}, {}, int(2e6))
+    assert backlog["bound_before_release"] == 1
+
+
+def test_a_held_backlog_of_pods_is_limited_by_scheduling_even_when_bound_within_the_second():
+    # 60 pods there at the release, all bound in its first second: nothing but the scheduler set the pace.
+    stage = m.limiting_stage(_rows([60], [60]), 0.4, None, 0.0, "held backlog")
+    assert stage["stage"] == "scheduling"
+    assert stage["evidence"].startswith("every pod existed at the release of the held backlog")
+    assert m.limiting_stage(_rows([60], [60]), 0.4, None, 0.3, "held backlog")["stage"] == "capacity"
