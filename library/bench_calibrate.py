@@ -20,8 +20,8 @@ description:
     measured. Then it deletes the Jobs, as many at once as it created them, and the namespace.
   - The API binding probe, in the same namespace, creates three rounds of 400 pods (a scheduler name nobody serves)
     and binds each with a C(pods/binding) request of the load generator (same concurrency and rate limit) to a node
-    that does not exist, timing only the bindings, and reports pods per second, the ceiling any scheduler's bindings
-    have on this host. Its pods are deleted without grace with the namespace; none is a load test's.
+    that does not exist, timing only the bindings, and reports pods per second, how fast bindings go on this host with
+    nothing else running. Its pods are deleted without grace with the namespace; none is a load test's.
   - Each probe reports the median of its rounds, their min and max, the spread and how long it took.
   - With O(store_dir), every calibration is kept there, one file per basis, that is what the figures depend on (the
     probes, the API server's version, the Python, the host's kernel, machine and CPUs, the probed Job, the load

@@ -123,8 +123,8 @@ options:
   binding_ceiling_pods_per_s:
     description:
       - The host's API binding ceiling in pods per second (C(calibration.api_binding.ceiling_pods_per_s) of env.json),
-        how fast this API server takes any scheduler's bindings. The summary's C(share_of_binding_ceiling) is the mean
-        throughput divided by it; without it, null.
+        how fast this host's API server took the load generator's bindings with nothing else running. The summary's
+        C(share_of_binding_ceiling) is the mean throughput divided by it; without it, null.
     type: float
 author:
   - kube-sched-bench maintainers

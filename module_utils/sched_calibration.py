@@ -3,9 +3,9 @@
 
 Each host measures, once per run and before any scheduler is deployed, how fast
 the load generator can create suspended Jobs on its fresh cluster (the API
-create ceiling), how fast it can bind pods that exist (the binding ceiling: what
-this host allows any scheduler) and how fast one core runs a fixed piece of
-Python (the CPU probe). Both run in a few timed rounds; a probe is reported as the median of
+create ceiling), how fast it can bind pods that exist (the binding ceiling: the
+bindings this host takes) and how fast one core runs a fixed piece of Python
+(the CPU probe). Both run in a few timed rounds; a probe is reported as the median of
 its rounds with their min, max and relative spread. library/bench_calibrate.py
 runs them; the load test gives each scheduler's throughput as a share of the
 ceiling. No I/O here.
@@ -29,7 +29,7 @@ API_ROUNDS, API_ROUND_S = 3, 1.0
 CPU_ROUNDS, CPU_ROUND_S = 3, 1.0
 # The binding probe: rounds of this many pods that exist, each bound by a pods/binding request of the load generator
 # (its concurrency, its rate limit), timed from the first request to the last answer: how fast this host's API
-# server takes any scheduler's bindings.
+# server takes bindings with nothing else running.
 BIND_ROUNDS, BIND_ROUND_PODS = 3, 400
 CPU_PASS_ITERATIONS = 20000
 CPU_PASS = "%d steps of a linear congruential generator, each stored in a dict of 1024 slots" % CPU_PASS_ITERATIONS

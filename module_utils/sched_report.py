@@ -391,8 +391,8 @@ CALIBRATION_NOTE = (
     "cluster, with nothing else running on it; in pods/s, times the pods per job. The CPU probe is passes of a fixed "
     "Python loop a second on one core; the Python version counts too. Share of host ceiling, in the tables above, is "
     "a scheduler's mean throughput divided by its host's ceiling in pods/s. The binding ceiling is how many pods a "
-    "second the load generator bound (pods/binding of pods that exist) with nothing else running: what the host "
-    "allows any scheduler; share of binding ceiling divides by it.")
+    "second the load generator bound (pods/binding of pods that exist) with nothing else running, the bindings this "
+    "host takes; share of binding ceiling divides by it.")
 
 
 def probe_stat(probe, figure, rounds):

@@ -53,7 +53,7 @@ METRICS = (
     Metric("throughput_pods_per_s", "Mean throughput (pods/s)", ("throughput_pods_per_s",), True),
     # Mean throughput divided by the host's API create ceiling in pods/s (module_utils/sched_calibration.py).
     Metric("share_of_host_ceiling", "Share of host ceiling", ("share_of_host_ceiling",), True),
-    # Mean throughput divided by the host's API binding ceiling in pods/s: what this host allows any scheduler.
+    # Mean throughput divided by the host's API binding ceiling in pods/s: the bindings this host takes.
     Metric("share_of_binding_ceiling", "Share of binding ceiling", ("share_of_binding_ceiling",), True),
     Metric("peak_throughput_pods_per_s", "Peak throughput (pods/s)", ("peak_throughput_pods_per_s",), True),
     Metric("latency_p50_ms", "p50 (ms)", ("latency_ms", "p50"), False),
