@@ -60,14 +60,18 @@ def cmdline(pid):
         return None
 
 
-def alive(pid):
-    """True when pid runs and is not a zombie."""
+def process_state(pid):
+    """The state letter of pid in /proc (R, S, T: stopped, Z: zombie ...), or None when it is gone."""
     try:
         with open("/proc/%d/stat" % pid, encoding="ascii", errors="replace") as handle:
-            state = handle.read().rsplit(")", 1)[1].split()[0]
+            return handle.read().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
-        return False
-    return state not in ("Z", "X")
+        return None
+
+
+def alive(pid):
+    """True when pid runs and is not a zombie."""
+    return process_state(pid) not in (None, "Z", "X")
 
 
 def start_ticks(pid):

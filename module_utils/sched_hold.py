@@ -17,18 +17,19 @@ import time
 
 try:
     from ansible.module_utils import schedulers as descriptors
-    from ansible.module_utils.bench_host_guard import owned_pid, signal_group
+    from ansible.module_utils.bench_host_guard import owned_pid, process_state, signal_group
     from ansible.module_utils.sched_knobs import BY_NAME
+    from ansible.module_utils.sched_rules import DIRECT
 except ImportError:  # imported from the project's own tools, filters and tests, with module_utils on sys.path
     import schedulers as descriptors
-    from bench_host_guard import owned_pid, signal_group
+    from bench_host_guard import owned_pid, process_state, signal_group
     from sched_knobs import BY_NAME
+    from sched_rules import DIRECT
 
 OPEN_LOOP, BACKLOG = BY_NAME["arrival"].rule
 # The runtimes where the toolkit runs the scheduler's processes itself, so can hold them.
 HOLD_RUNTIMES = ("binary",)
 RELEASE_MARKER = "sched-bench-release"
-DIRECT = BY_NAME["pod_creation"].rule[1]
 
 
 def arrival_problems(arrival, runtime=None, jobs=None, scenario_name=None, label="%s"):
@@ -83,15 +84,6 @@ def backlog_resource(scheduler, pod_creation):
     or None when the backlog is the pods themselves (always with bench_pod_creation=direct)."""
     spec = descriptors.get(scheduler)["hold"].get("backlog")
     return resource(spec) if spec and pod_creation != DIRECT else None
-
-
-def process_state(pid):
-    """The state letter of ``pid`` in /proc (T: stopped), or None when it is gone."""
-    try:
-        with open("/proc/%d/stat" % pid, encoding="ascii", errors="replace") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return None
 
 
 class HoldError(Exception):

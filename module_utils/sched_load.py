@@ -279,8 +279,10 @@ class LoadTest:
         self.hold = hold.Hold(self.p["scheduler"], self.p["scheduler_pid_files"], self.custom)
         try:
             self.hold.engage(deadline)
-        except Exception as exc:  # noqa: BLE001 - a HoldError, or the client failing under it
-            raise LoadTestError(error_text(exc) if not isinstance(exc, hold.HoldError) else str(exc)) from exc
+        except hold.HoldError as exc:
+            raise LoadTestError(str(exc)) from exc
+        except Exception as exc:  # noqa: BLE001 - the client failing under it: said in one sentence
+            raise LoadTestError("cannot hold %s: %s" % (self.p["scheduler"], error_text(exc))) from exc
 
     def wait_backlog(self, deadline):
         """Backlog mode: wait until the held workload exists whole (every pod of the submitted jobs, or one object

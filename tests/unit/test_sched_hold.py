@@ -9,7 +9,7 @@ import sched_hold as hold
 import sched_scenarios
 import sched_workloads as w
 import schedulers
-from bench_host_guard import stop_group
+from bench_host_guard import process_state, stop_group
 from test_bench_checks import GOOD
 from test_sched_workloads import WORK
 
@@ -94,12 +94,12 @@ def test_a_held_process_is_stopped_until_the_release(sleeper):
     process, path = sleeper
     held = hold.Hold("default", [path], custom=None)
     held.engage(time.monotonic() + 10)
-    assert hold.process_state(process.pid) == "T"
+    assert process_state(process.pid) == "T"
     assert held.release() == []
     deadline = time.monotonic() + 5
-    while hold.process_state(process.pid) == "T" and time.monotonic() < deadline:
+    while process_state(process.pid) == "T" and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert hold.process_state(process.pid) in ("S", "R")
+    assert process_state(process.pid) in ("S", "R")
     # A second release (the load test's finally after its own) changes nothing.
     assert held.release() == []
 
