@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup bench quick bench-scale test test-fast test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen fetch teardown history report knobs clean chromium
+.PHONY: setup bench quick bench-scale test test-fast test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen bench-matrix fetch teardown history report knobs clean chromium
 
 ## setup: create .venv with the pinned Python packages (fast when done)
 setup: $(VENV)/.installed
@@ -101,9 +101,15 @@ test-kind: kind-images scheduler-images
 bench-kind: kind-images scheduler-images
 	$(VENV)/bin/python tests/infra/bench_kind.py $(ARGS)
 
-## bench-loadgen: how fast the load generator submits jobs (no scheduler running)
+## bench-loadgen: how fast the load generator creates a run's pods with 1 and 2 processes while the scheduler runs,
+## against the calibrated create ceiling (ARGS='--processes 1,2,4')
 bench-loadgen: setup
 	$(VENV)/bin/python hack/bench_loadgen.py $(ARGS)
+
+## bench-matrix: the upstream matrix (four shapes, with and without gang) for the chosen schedulers, one bench.yml
+## run per shape, and the table scheduler x shape (ARGS='--schedulers default,<another> --scale 0.1')
+bench-matrix: setup
+	$(VENV)/bin/python hack/bench_matrix.py $(ARGS)
 
 ## knobs: rewrite the files that list the knobs (defaults, argument specs, docs tables) from module_utils/sched_knobs.py
 knobs: setup

@@ -1,110 +1,95 @@
 #!/usr/bin/env python3
-"""How fast does the load generator submit jobs? (make bench-loadgen)
+"""How fast the load generator creates a run's pods, with one process and with several (make bench-loadgen).
 
-Starts a binary-runtime cluster (control plane + kwok, no scheduler) with
-playbooks/cluster.yml, then creates jobs with the same code the sched_loadtest
-module uses (raw bodies, a thread pool, the client-side rate limiter), once
-sequentially and once concurrently, and prints jobs/s and pods/s. The
-controller manager keeps creating the jobs' pods meanwhile, as in a real run.
-The cluster is stopped at the end, also on failure.
+For each count of load generator processes (bench_submit_processes), runs bench.yml on inventories/local (the
+binary runtime) with the seed's workload created pod by pod (bench_pod_creation=direct: one request per pod, the
+mode in which the load generator, not the job controller, sets the pace) while the scheduler runs, each run with
+its host calibration measured afresh with the same processes (bench_calibration_max_age=0). Then prints, side by
+side, how fast the pods were submitted, the calibrated create ceiling, the submission's share of that ceiling,
+the binding ceiling and what the scheduler made of it. Each run's results and report stay under results/.
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
-
-import ansible.module_utils
-from kubernetes import client as k8s_client
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# The project's module_utils as a module gets them from Ansible, as ansible.module_utils.<name>: the way they
-# import each other.
-ansible.module_utils.__path__.append(os.path.join(ROOT, "module_utils"))
-
-from ansible.module_utils.sched_client import RateLimiter, api_client, apis, create_workload, drain  # noqa: E402 - needs the path
-from ansible.module_utils.sched_rules import JOB_CONTROLLER  # noqa: E402 - needs the path
-from ansible.module_utils.sched_workloads import Target, workload  # noqa: E402 - needs the path
+# How close to the create ceiling the load generator is to come while a scheduler runs (issue 31).
+GOAL_SHARE = 0.8
 
 
-def playbook(workspace, state, port):
-    command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"),
-               os.path.join(ROOT, "playbooks", "cluster.yml"), "-i", os.path.join(ROOT, "inventories", "local"),
-               "-e", "bench_cluster_state=%s" % state, "-e", "bench_workspace=%s" % workspace,
-               "-e", "bench_port_range_start=%d" % port, "-e", "bench_port_range_end=%d" % (port + 99)]
+def run_bench(run_id, processes, args):
+    extra = {"bench_run_id": run_id, "bench_submit_processes": processes, "bench_pod_creation": "direct",
+             "bench_calibration_max_age": 0, "bench_schedulers": [args.scheduler], "bench_nodes": args.nodes,
+             "bench_jobs": args.jobs, "bench_pods_per_job": args.pods_per_job}
+    command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), os.path.join(ROOT, "bench.yml"),
+               "-i", os.path.join(ROOT, "inventories", "local"), "-e", json.dumps(extra)] + args.ansible_args
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"))
-    result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    started = time.monotonic()
+    result = subprocess.run(command, env=env, capture_output=True, text=True, check=False, cwd=ROOT)
     if result.returncode != 0:
-        sys.exit("playbooks/cluster.yml (%s) failed:\n%s" % (state, result.stdout[-4000:]))
+        sys.exit("bench.yml with bench_submit_processes=%d failed:\n%s" % (processes, result.stdout[-4000:]))
+    return time.monotonic() - started
 
 
-def work(jobs, pods_per_job):
-    return dict(jobs=jobs, pods_per_job=pods_per_job, pod_cpu="1", pod_memory="200Mi", pod_duration=30.0,
-                pod_creation=JOB_CONTROLLER)
+def read_result(run_id, scheduler):
+    directory = os.path.join(ROOT, "results", run_id, "localhost", scheduler)
+    with open(os.path.join(directory, "summary.json"), encoding="utf-8") as handle:
+        summary = json.load(handle)
+    with open(os.path.join(directory, "env.json"), encoding="utf-8") as handle:
+        env = json.load(handle)
+    return summary, env["calibration"]
 
 
-def make_namespace(core, name):
-    drain(core.create_namespace({"metadata": {"name": name}}, _preload_content=False))
-    for _ in range(600):
-        try:
-            drain(core.read_namespaced_service_account("default", name, _preload_content=False))
-            return
-        except Exception:  # noqa: BLE001 - not there yet
-            time.sleep(0.1)
-    sys.exit("namespace %s got no default service account" % name)
-
-
-def submit(client, namespace, jobs, pods_per_job, concurrency, qps, burst):
-    client_apis = apis(client)
-    limiter = RateLimiter(qps, burst)
-    target, w = Target("default", namespace, "loadgen"), work(jobs, pods_per_job)
-    bodies = [workload(index, target, w) for index in range(jobs)]
-
-    def create(objects):
-        create_workload(client_apis, namespace, objects, limiter.acquire)
-
-    start, cpu_start = time.monotonic(), time.process_time()
-    with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        list(pool.map(create, bodies))
-    return time.monotonic() - start, time.process_time() - cpu_start
+def row(processes, summary, calibration):
+    """The figures of one run: requests per second, as every pod is one create request here."""
+    submitted = summary["submit_rate_jobs_per_s"] * summary["workload"]["pods_per_job"]
+    ceiling = calibration["api_create"]["ceiling_pods_per_s"]
+    binding = calibration["api_binding"]["ceiling_pods_per_s"]
+    return {"processes": processes, "submitted_pods_per_s": round(submitted, 1), "create_ceiling_pods_per_s": ceiling,
+            "share_of_create_ceiling": round(submitted / ceiling, 3) if ceiling else None,
+            "binding_ceiling_pods_per_s": binding, "bound_pods_per_s": summary["throughput_pods_per_s"],
+            "limited_by": summary["throughput_limited_by"]["stage"],
+            "load_test_cpu_s": (summary.get("loadtest_cost") or {}).get("cpu_seconds"),
+            "other_cpu_percent": (summary.get("host_load") or {}).get("other_cpu_percent")}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--processes", default="1,2", help="comma-separated counts of processes, in the order run "
+                        "(default 1,2; a count may repeat)")
+    parser.add_argument("--scheduler", default="default")
+    parser.add_argument("--nodes", type=int, default=100)
     parser.add_argument("--jobs", type=int, default=1000)
     parser.add_argument("--pods-per-job", type=int, default=3)
-    parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--qps", type=float, default=1000)
-    parser.add_argument("--burst", type=int, default=1000)
-    parser.add_argument("--port", type=int, default=31000, help="first of 100 local ports for the cluster")
+    parser.add_argument("ansible_args", nargs="*", help="more ansible-playbook arguments (after --)")
     args = parser.parse_args()
+    counts = [int(value) for value in args.processes.split(",") if value.strip()]
+    if not counts or min(counts) < 1:
+        sys.exit("--processes=%s is not allowed: use counts of at least 1, such as 1,2" % args.processes)
 
-    workspace = tempfile.mkdtemp(prefix="sched-bench-loadgen-")
-    print("starting a binary-runtime cluster (control plane + kwok, no scheduler) in %s" % workspace, flush=True)
-    playbook(workspace, "present", args.port)
-    try:
-        client = api_client(os.path.join(workspace, "clusters", "bench", "admin.kubeconfig"), None,
-                            args.concurrency + 2)
-        core = k8s_client.CoreV1Api(client)
-        rows = []
-        for label, concurrency in (("sequential", 1), ("concurrent", args.concurrency)):
-            namespace = "loadgen-%s" % label
-            make_namespace(core, namespace)
-            seconds, cpu = submit(client, namespace, args.jobs, args.pods_per_job, concurrency, args.qps, args.burst)
-            rows.append((label, concurrency, args.jobs, seconds, cpu))
-        print()
-        print("%-11s %11s %6s %9s %8s %8s %14s" % ("submission", "concurrency", "jobs", "seconds", "jobs/s", "pods/s",
-                                                  "client CPU ms/job"))
-        for label, concurrency, jobs, seconds, cpu in rows:
-            print("%-11s %11d %6d %9.2f %8.1f %8.1f %14.2f" % (label, concurrency, jobs, seconds, jobs / seconds,
-                                                              jobs * args.pods_per_job / seconds, cpu * 1000 / jobs))
-        print("(client limit %g QPS, burst %d; pods/s = jobs/s x %d pods per job)"
-              % (args.qps, args.burst, args.pods_per_job))
-    finally:
-        playbook(workspace, "absent", args.port)
-        subprocess.run(["rm", "-rf", workspace], check=False)
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    rows = []
+    for number, processes in enumerate(counts, 1):
+        run_id = "loadgen-%s-%d-p%d" % (stamp, number, processes)
+        print("bench.yml with bench_submit_processes=%d (run %s) ..." % (processes, run_id), flush=True)
+        seconds = run_bench(run_id, processes, args)
+        rows.append(dict(row(processes, *read_result(run_id, args.scheduler)), run_id=run_id, run_s=round(seconds)))
+
+    print()
+    print("%9s %13s %13s %9s %13s %10s %-12s %9s %8s" % (
+        "processes", "submitted/s", "create ceil.", "share", "binding ceil.", "bound/s", "limited by", "client s",
+        "other %"))
+    for r in rows:
+        print("%9d %13.1f %13.1f %9.3f %13.1f %10.1f %-12s %9s %8s" % (
+            r["processes"], r["submitted_pods_per_s"], r["create_ceiling_pods_per_s"], r["share_of_create_ceiling"],
+            r["binding_ceiling_pods_per_s"], r["bound_pods_per_s"], r["limited_by"], r["load_test_cpu_s"],
+            r["other_cpu_percent"]))
+    print("(pods/s; each pod is one create request (bench_pod_creation=direct); both ceilings measured by each run's "
+          "calibration with its processes; the goal is a share of at least %g while the scheduler runs)" % GOAL_SHARE)
+    print(json.dumps(rows))
 
 
 if __name__ == "__main__":

@@ -17,11 +17,14 @@ description:
     and the ceiling in pods per second (Jobs per second times C(workload.pods_per_job), or times 1 with
     C(workload.pod_creation=direct), where the load test creates every pod with a request of its own). The Jobs are
     suspended and managed by nobody (C(spec.managedBy)), so no controller or scheduler adds work to what is
-    measured. Then it deletes the Jobs, as many at once as it created them, and the namespace.
+    measured. Then it deletes the Jobs (one collection request) and the namespace.
   - The API binding probe, in the same namespace, creates three rounds of 400 pods (a scheduler name nobody serves)
     and binds each with a C(pods/binding) request of the load generator (same concurrency and rate limit) to a node
     that does not exist, timing only the bindings, and reports pods per second, how fast bindings go on this host with
     nothing else running. Its pods are deleted without grace with the namespace; none is a load test's.
+  - With C(workload.submit_processes) above 1, both probes are made by that many processes of the load generator
+    starting together, each with its share of the thread pool and of the rate limit, as the load test creates its
+    jobs.
   - Each probe reports the median of its rounds, their min and max, the spread and how long it took.
   - With O(store_dir), every calibration is kept there, one file per basis, that is what the figures depend on (the
     probes, the API server's version, the Python, the host's kernel, machine and CPUs, the probed Job, the load
@@ -136,10 +139,10 @@ import platform
 import threading
 import time
 import traceback
-from concurrent.futures import ThreadPoolExecutor
 
 from ansible.module_utils import sched_calibration as calibration
 from ansible.module_utils import sched_rules as rules
+from ansible.module_utils import sched_submitters as submitters
 from ansible.module_utils import sched_workloads as workloads
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible.module_utils.bench_atomic import write_atomically
@@ -152,6 +155,9 @@ def kubernetes_client():
     from kubernetes import client as k8s_client
     return sched_client, k8s_client
 
+# Each child process of a probe's round numbers its Jobs from a stretch of this many of its own, so that no two
+# processes' or rounds' names meet (a round creates well under a thousand).
+CHILD_INDEX_STRIDE = 100_000
 ARGUMENT_SPEC = dict(
     kubeconfig=dict(type="path", required=True),
     context=dict(type="str"),
@@ -209,6 +215,7 @@ class ApiProbe:
         self.limiter = sched_client.RateLimiter(self.w["client_qps"], self.w["client_burst"])
         self.lock = threading.Lock()
         self.next_index = 0
+        self.workers = None  # sched_submitters.ProbeWorkers with workload.submit_processes > 1
 
     def server_version(self):
         try:
@@ -237,13 +244,51 @@ class ApiProbe:
         self.sc.drain(self.core.create_namespaced_pod_binding(name, self.p["namespace"], workloads.binding(
             name, workloads.BINDING_PROBE_NODE), _preload_content=False))
 
+    def processes(self):
+        return self.w["submit_processes"]
+
+    def become_child(self, index):
+        """This probe as the ``index``-th load generator process's: a client of its own, its share of the pool and
+        of the rate limit; returns what the process does for each round (ProbeWorkers)."""
+        processes, workers = self.processes(), self.w["submit_concurrency"]
+        share = submitters.share(workers, processes, index)
+        self.client = self.sc.api_client(self.p["kubeconfig"], self.p["context"], share + 2)
+        self.client.user_agent = submitters.USER_AGENT % (index + 1)
+        self.apis = self.sc.apis(self.client)
+        self.core, self.batch = self.apis.core, self.apis.batch
+        self.limiter = self.sc.RateLimiter(self.w["client_qps"] / processes,
+                                           submitters.share(self.w["client_burst"], processes, index))
+
+        def handle(command, argument):
+            if command == "create":  # Jobs named from ``argument`` on
+                self.next_index = argument
+                return calibration.timed_round(self.create_one, calibration.API_ROUND_S, share)[0]
+            return calibration.timed_batch(self.bind_pod, argument, share)[0]  # "bind" the pods named
+        return handle
+
+    def create_round(self):
+        """(Jobs, seconds) of one timed round, made by the load generator's processes."""
+        if self.workers is None:
+            return calibration.timed_round(self.create_one, calibration.API_ROUND_S, self.w["submit_concurrency"])
+        # Each child names its Jobs from a stretch of its own, past every earlier round's.
+        first = self.next_index = max(self.next_index, CHILD_INDEX_STRIDE)
+        self.next_index += self.processes() * CHILD_INDEX_STRIDE
+        return self.workers.timed("create", [first + index * CHILD_INDEX_STRIDE for index in range(self.processes())])
+
+    def bind_round(self, names):
+        """(bindings, seconds) of binding ``names``, by the load generator's processes."""
+        if self.workers is None:
+            return calibration.timed_batch(self.bind_pod, names, self.w["submit_concurrency"])
+        processes = self.processes()
+        return self.workers.timed("bind", [names[index::processes] for index in range(processes)])
+
     def binding_rounds(self):
         """Each round creates its pods (not timed), then binds them all, timed."""
         rounds, workers = [], self.w["submit_concurrency"]
         for first in range(0, calibration.BIND_ROUNDS * calibration.BIND_ROUND_PODS, calibration.BIND_ROUND_PODS):
             names = ["bind-%05d" % index for index in range(first, first + calibration.BIND_ROUND_PODS)]
             calibration.timed_batch(self.create_pod, names, workers)
-            rounds.append(calibration.timed_batch(self.bind_pod, names, workers))
+            rounds.append(self.bind_round(names))
         return rounds
 
     def run(self):
@@ -258,8 +303,9 @@ class ApiProbe:
         self.sc.drain(self.core.create_namespace({"metadata": {"name": name, "labels": labels}}, _preload_content=False))
         try:
             step = "create its Jobs"
-            rounds = [calibration.timed_round(self.create_one, calibration.API_ROUND_S, self.w["submit_concurrency"])
-                      for _ in range(calibration.API_ROUNDS)]
+            if self.processes() > 1:  # before any thread of the probes runs
+                self.workers = submitters.ProbeWorkers(self.processes(), self.become_child)
+            rounds = [self.create_round() for _ in range(calibration.API_ROUNDS)]
             api = calibration.api_result(rounds, calibration.pods_per_create(self.w), time.perf_counter() - start)
             step, start = "bind its pods", time.perf_counter()
             binding = calibration.binding_result(self.binding_rounds(), time.perf_counter() - start)
@@ -267,23 +313,16 @@ class ApiProbe:
             raise ProbeError("the calibration could not %s in namespace %s: %s"
                              % (step, name, self.sc.error_text(exc))) from exc
         finally:
+            if self.workers is not None:
+                self.workers.close()
             self.delete_namespace()
         return api, binding
 
-    def delete_one(self, index):
-        self.limiter.acquire()
-        try:
-            self.sc.drain(self.batch.delete_namespaced_job(workloads.job_name(index), self.p["namespace"],
-                                                   propagation_policy="Background", _preload_content=False))
-        except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
-            if not self.sc.is_status(exc, 404):
-                raise
-
     def delete_namespace(self):
-        """Delete the Jobs, as many at once as they were created, so that none is left to weigh on the load test;
-        then the namespace, which the namespace controller removes, empty, in the background."""
-        with ThreadPoolExecutor(max_workers=self.w["submit_concurrency"]) as pool:
-            list(pool.map(self.delete_one, range(self.next_index)))
+        """Delete the Jobs and the pods at once, so that none is left to weigh on the load test; then the namespace,
+        which the namespace controller removes, empty, in the background."""
+        self.sc.drain(self.batch.delete_collection_namespaced_job(self.p["namespace"], propagation_policy="Background",
+                                                                  _preload_content=False))
         # The probe's pods are bound to a node without a kubelet: only a deletion without grace removes them.
         self.sc.drain(self.core.delete_collection_namespaced_pod(self.p["namespace"], grace_period_seconds=0,
                                                                  _preload_content=False))
@@ -338,10 +377,12 @@ def main():
                 "server_version": version, "namespace": params["namespace"],
                 "namespace_exists": probe.namespace_exists(),
                 "cpu": "%d rounds of %g s" % (calibration.CPU_ROUNDS, calibration.CPU_ROUND_S),
-                "api_create": "%d rounds of %g s, %d requests at once" % (
-                    calibration.API_ROUNDS, calibration.API_ROUND_S, params["workload"]["submit_concurrency"]),
-                "api_binding": "%d rounds of %d pods, %d requests at once" % (
-                    calibration.BIND_ROUNDS, calibration.BIND_ROUND_PODS, params["workload"]["submit_concurrency"])})
+                "api_create": "%d rounds of %g s, %d requests at once from %d processes" % (
+                    calibration.API_ROUNDS, calibration.API_ROUND_S, params["workload"]["submit_concurrency"],
+                    params["workload"]["submit_processes"]),
+                "api_binding": "%d rounds of %d pods, %d requests at once from %d processes" % (
+                    calibration.BIND_ROUNDS, calibration.BIND_ROUND_PODS, params["workload"]["submit_concurrency"],
+                    params["workload"]["submit_processes"])})
         if params["server_version"]:
             probe.server_version()      # the cluster answers before anything is measured
         taken_at = time.time()

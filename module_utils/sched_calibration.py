@@ -135,7 +135,7 @@ def cpu_result(rounds, python_version, duration_s):
 
 # Reuse: a calibration stays good for bench_calibration_max_age hours, as long as everything the probes depend on
 # (its basis) is the same. The basis is compared whole, so a field added to it makes every kept calibration stale.
-GENERATOR_FIELDS = ("submit_concurrency", "client_qps", "client_burst")
+GENERATOR_FIELDS = ("submit_concurrency", "submit_processes", "client_qps", "client_burst")
 
 
 def basis(server_version, python_version, host, job, work, fingerprint):

@@ -158,6 +158,12 @@ KNOBS = (
     # The load generator
     _knob("submit_concurrency", "int", 16, LOADGEN, "Parallel requests of the load generator.", rule="count",
           workload=True),
+    _knob("submit_processes", "int", 1, LOADGEN, """
+        Processes of the load generator that create the jobs (and make the calibration's probes), each with its
+        share of the parallel requests and of the client-side limit. Raise it on a host with more cores when a
+        run with pod_creation=direct is limited by submission; make bench-loadgen says whether it helps (on a
+        2-core host it does not: the cores are the limit).""", rule="count", workload=True,
+          see="measurements.md#the-load-generator"),
     _knob("client_qps", "float", 1000, LOADGEN, "Client-side QPS limit of the load generator.", rule="positive",
           workload=True),
     _knob("client_burst", "int", 1000, LOADGEN, "Client-side burst of the load generator.", rule="count",

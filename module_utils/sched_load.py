@@ -21,6 +21,7 @@ from ansible.module_utils import sched_host_load as host_load
 from ansible.module_utils import sched_metrics as metrics
 from ansible.module_utils import sched_scenario_objects as scenario_objects
 from ansible.module_utils import sched_scenario_records as scenario_records
+from ansible.module_utils import sched_submitters as submitters
 from ansible.module_utils import sched_summary as result_summary
 from ansible.module_utils import sched_workloads as workloads
 from ansible.module_utils.bench_atomic import write_atomically
@@ -83,6 +84,7 @@ class LoadTest:
         self.progress = ProgressFile(params.get("progress_file"))
         self.backlog = self.workload["arrival"] == hold.BACKLOG
         self.hold = None
+        self.submitters = None  # sched_submitters.Submitters with workload.submit_processes > 1
         self.release_us = None  # this client's clock at the release (the audit log's marker is the timing source)
 
     def jobs_total(self):
@@ -212,25 +214,29 @@ class LoadTest:
             raise LoadTestError(problem)
 
     def submit_jobs(self, pool):
-        """Open loop: each job is handed to the pool at its arrival offset from now, whatever the earlier ones."""
-        namespace = self.p["namespace"]
+        """Open loop: each job is handed to the pool at its arrival offset from now, whatever the earlier ones; with
+        several load generator processes, each creates its deal of the jobs from the same start."""
         self.submit_start = time.monotonic()
         self.progress.phase("submit", total=self.jobs_total())
-
-        def create(job):
-            try:
-                create_workload(self.apis, namespace, workloads.workload(job["index"], self.target, self.workload, job),
-                                self.limiter.acquire)
-                return job, None
-            except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
-                return job, "%s: %s" % (job["name"], error_text(exc))
 
         def note(done, failed):
             self.progress.update(count=done, jobs_failed=failed)
 
         outcomes = []
         try:
-            open_loop(pool, self.jobs, create, note, outcomes)
+            if self.submitters is None:
+                open_loop(pool, self.jobs, lambda job: self.create_job(self.apis, self.limiter, job), note, outcomes)
+            else:
+                self.submitters.start(self.submit_start)
+                try:
+                    self.submitters.wait(note)
+                finally:
+                    if self.submitters.open:
+                        self.submitters.stop()
+                    outcomes = self.submitters.outcomes()
+                    self.submit_errors.extend(self.submitters.failures)
+                    # Reaped now, their CPU time is the load test's own (sched_host_load) from here on.
+                    self.submitters.close()
         finally:
             # Also when stopped midway (SIGTERM): the jobs created so far are the run's, and are measured.
             for job, error in outcomes:
@@ -241,6 +247,34 @@ class LoadTest:
                     self.submit_errors.append(error)
             self.progress.update(count=len(outcomes), jobs_failed=len(self.submit_errors))
             self.submit_end = time.monotonic()
+
+    def create_job(self, client_apis, limiter, job):
+        """(job, None) once the job's objects are created, or (job, why not)."""
+        try:
+            create_workload(client_apis, self.p["namespace"], workloads.workload(job["index"], self.target,
+                                                                                 self.workload, job), limiter.acquire)
+            return job, None
+        except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
+            return job, "%s: %s" % (job["name"], error_text(exc))
+
+    def fork_submitters(self):
+        """The load generator's child processes (workload.submit_processes > 1), forked before any thread starts;
+        each gets a share of the thread pool and of the client-side rate limit."""
+        processes = self.workload["submit_processes"]
+        if processes < 2:
+            return
+        concurrency, qps, burst = (self.workload[name] for name in ("submit_concurrency", "client_qps", "client_burst"))
+
+        def make_create(index):
+            client = api_client(self.p["kubeconfig"], self.p["context"], submitters.share(concurrency, processes, index))
+            client.user_agent = submitters.USER_AGENT % (index + 1)
+            limiter = RateLimiter(qps / processes, submitters.share(burst, processes, index))
+            client_apis = apis(client)
+            return lambda job: self.create_job(client_apis, limiter, job)
+
+        self.submitters = submitters.Submitters(self.jobs, processes, make_create,
+                                                lambda index: submitters.share(concurrency, processes, index),
+                                                open_loop)
 
     def wait_pods(self, deadline):
         """Wait until every expected pod is bound or done; return None or why it stopped early."""
@@ -440,6 +474,8 @@ class LoadTest:
             # Whatever happened (a SIGTERM's exception too): no scheduler stays held after the load test.
             if self.hold is not None:
                 self.hold.release()
+            if self.submitters is not None:
+                self.submitters.close()
 
     def _run(self):
         self.started_at = metrics.format_time_us(int(time.time() * 1_000_000))
@@ -447,6 +483,7 @@ class LoadTest:
         self.cost_start = cost.sample(self.p["scheduler_pid_files"])
         self.load_start = self.host_load_sample()
         phase = time.monotonic()
+        self.fork_submitters()
         self.create_namespace()
         self.create_namespace_objects()
         with ThreadPoolExecutor(max_workers=self.workload["submit_concurrency"]) as pool:
@@ -482,15 +519,16 @@ class LoadTest:
         return files, summary
 
 
-def open_loop(pool, jobs, create, note, outcomes, clock=time.monotonic, sleep=time.sleep):
-    """Hand each job to ``pool`` (``create(job)`` -> (job, error or None)) at its ``arrival_s`` after now, whatever
-    the earlier ones, and wait for them all; ``outcomes`` gets each (job, error) in job order. ``note(done,
-    failed)`` says how many creations have finished, and how many of them failed, as they do.
+def open_loop(pool, jobs, create, note, outcomes, clock=time.monotonic, sleep=time.sleep, start=None):
+    """Hand each job to ``pool`` (``create(job)`` -> (job, error or None)) at its ``arrival_s`` after ``start`` (a
+    ``clock()`` value, now when None), whatever the earlier ones, and wait for them all; ``outcomes`` gets each
+    (job, error) in job order. ``note(done, failed)`` says how many creations have finished, and how many of them
+    failed, as they do.
 
     Stopped by an exception (SIGTERM's, say), it cancels the jobs not yet started, waits only for the requests in
     flight and records them, so that what was created is known; a burst of 30,000 jobs queued at once would
     otherwise keep the pool busy for minutes after the stop."""
-    start = clock()
+    start = clock() if start is None else start
     futures = []
     try:
         for job in jobs:

@@ -348,6 +348,9 @@ def timeline(records, start_us):
 # whose backlog averaged less than this many seconds of its own throughput kept up with pod creation.
 CAPACITY_SHARE = 0.5
 SUBMISSION_SHARE = 0.5
+# The host's CPUs this busy (all processes, per cent of all CPUs) during a run limited by submission: the cores
+# that the API server, the scheduler and the load generator share set the pace, not the load generator alone.
+SATURATED_CPU_PERCENT = 90.0
 KEPT_UP_SECONDS = 1.0
 
 
@@ -473,3 +476,17 @@ def pod_rows(records):
             "latency_ms": "%.3f" % ((bound - row["created_us"]) / 1000.0) if bound is not None else "",
         })
     return out
+
+
+def with_host_cpu(stage, host_load):
+    """``stage`` (limiting_stage's result), its evidence completed when submission limited a run on a host whose
+    CPUs were saturated (``host_load``: sched_host_load.summarize's, or None)."""
+    if stage.get("stage") != "submission" or not host_load or host_load.get("own_cpu_percent") is None:
+        return stage
+    busy = host_load["own_cpu_percent"] + host_load["other_cpu_percent"]
+    if busy < SATURATED_CPU_PERCENT:
+        return stage
+    return dict(stage, evidence="%s; the host's CPUs were %.0f %% busy (the benchmark's own processes %.0f %%), so the "
+                "cores shared by the API server, the scheduler and the load generator set the pace, not the load "
+                "generator alone (more bench_submit_processes cannot help on this host)"
+                % (stage["evidence"], busy, host_load["own_cpu_percent"]))

@@ -71,11 +71,11 @@ def build(run, measured, submission, outcome):
                                                                         run.get("binding_ceiling_pods_per_s"))
     # A held backlog was submitted before the release, which starts the makespan: submission cannot limit it.
     summary["backlog"] = measured.get("backlog")
-    summary["throughput_limited_by"] = metrics.limiting_stage(
+    summary["throughput_limited_by"] = metrics.with_host_cpu(metrics.limiting_stage(
         timeline, summary["makespan_s"], None if summary["backlog"] else submission["window_s"],
         summary["makespan_bound"]["seconds"],
         "held backlog" if summary["backlog"] and summary["backlog"]["pods_held"] == summary["pods_created"]
-        else capacity.pods_made_by(scheduler, workload["pod_creation"]))
+        else capacity.pods_made_by(scheduler, workload["pod_creation"])), outcome["host_load"])
     if outcome["scheduler_cost"] is not None:
         summary["scheduler_cost"] = outcome["scheduler_cost"]
     jobs = scenario_records.job_records(submission["submitted"], measured["job_created"], records,

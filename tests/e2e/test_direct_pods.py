@@ -3,6 +3,9 @@ and Volcano, and they are timed and recorded as the pods of Jobs are. The audit 
 and no pod had an owner, and Volcano's controller made no PodGroup of its own; the kept cluster shows the pods
 as they ended.
 
+The pods are created by two load generator processes (bench_submit_processes=2, issue 31): the audit log shows
+each process's User-Agent on the pods of every other job.
+
 The same run has a YuniKorn between them that exits at start (a bad entry in yunikorn-configs): that scheduler
 fails alone, with the tail of its log, and the schedulers before and after it keep their results."""
 import os
@@ -11,21 +14,21 @@ from collections import Counter
 from conftest import audit_events, failure_text, kept_run, mirror_vars, read_rows, scheduler_results
 from kubernetes import client, config
 
-NODES, JOBS, PODS_PER_JOB = 10, 20, 3
+NODES, JOBS, PODS_PER_JOB, PROCESSES = 10, 20, 3, 2
 SCHEDULERS = ["default", "volcano"]
 BROKEN = "yunikorn"
 NAMESPACE = "sched-bench"
 
 
 def creations(audit_gz):
-    """(resource, name, response metadata) of every successful create in the test's namespace."""
+    """(resource, name, response metadata, user agent) of every successful create in the test's namespace."""
     found = []
     for event in audit_events(audit_gz, NAMESPACE, succeeded=True):
         ref = event.get("objectRef") or {}
         if event.get("verb") != "create" or ref.get("namespace") != NAMESPACE or ref.get("subresource"):
             continue
         meta = (event.get("responseObject") or {}).get("metadata") or {}
-        found.append((ref.get("resource"), ref.get("name") or meta.get("name"), meta))
+        found.append((ref.get("resource"), ref.get("name") or meta.get("name"), meta, event.get("userAgent")))
     return found
 
 
@@ -35,6 +38,7 @@ def test_direct_pods_are_bound_timed_and_recorded_without_a_job(tmp_path, bench_
     with kept_run(tmp_path, bench_vars, "direct", failing=[BROKEN], bench_schedulers=["default", BROKEN, "volcano"],
                   bench_pod_creation="direct", bench_nodes=NODES, bench_jobs=JOBS, bench_pods_per_job=PODS_PER_JOB,
                   bench_pod_duration=2, bench_wait_for="completed", bench_fetch_audit_log=True,
+                  bench_submit_processes=PROCESSES,
                   scheduler_yunikorn_configs={"kubernetes.qps": "lots"}, **mirror_vars()) as kept:
         text = failure_text(kept.runner)
         assert "yunikorn-scheduler exited with code" in text, text
@@ -68,9 +72,14 @@ def test_direct_pods_are_bound_timed_and_recorded_without_a_job(tmp_path, bench_
         assert all(row["pod"].startswith(row["job"] + "-") and row["bound"] for row in rows)
 
         made = creations(os.path.join(out, "audit.log.gz"))
-        assert Counter(resource for resource, _name, _meta in made if resource in ("jobs", "pods", "podgroups")) == (
+        assert Counter(entry[0] for entry in made if entry[0] in ("jobs", "pods", "podgroups")) == (
             {"pods": JOBS * PODS_PER_JOB, **({"podgroups": JOBS} if scheduler == "volcano" else {})}), scheduler
-        assert [name for resource, name, meta in made if resource == "pods" and meta.get("ownerReferences")] == []
+        assert [name for resource, name, meta, _ in made if resource == "pods" and meta.get("ownerReferences")] == []
+        # Every other job's pods by each process, as the jobs were dealt.
+        assert summary["workload"]["submit_processes"] == PROCESSES
+        by_agent = {(int(name.split("-")[1]) % PROCESSES, agent) for resource, name, _, agent in made
+                    if resource == "pods"}
+        assert by_agent == {(index, "sched-bench-loadgen/%d" % (index + 1)) for index in range(PROCESSES)}, by_agent
         # The pods' creation started the makespan: no Job was created before them.
         first_pod = min(row["created"] for row in rows)
         assert summary["start"] == first_pod

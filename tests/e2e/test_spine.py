@@ -20,7 +20,7 @@ from conftest import (
 
 def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars):
     extravars = dict(bench_vars, bench_nodes=20, bench_jobs=50, bench_pods_per_job=3,
-                     bench_schedulers=["default"], bench_calibrate=True)
+                     bench_schedulers=["default"], bench_calibrate=True, bench_submit_processes=2)
     started = time.monotonic()
     runner = run_playbook(tmp_path, "bench.yml", extravars, label="bench")
     elapsed = time.monotonic() - started
@@ -103,9 +103,14 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
     jobs = [event for event in calibration if event["objectRef"]["resource"] == "jobs"
             and not event["objectRef"].get("subresource")]
     created = [event for event in jobs if event["verb"] == "create" and event["responseStatus"]["code"] == 201]
-    deleted = {event["objectRef"]["name"] for event in jobs if event["verb"] == "delete"
-               and event["responseStatus"]["code"] < 300}
-    assert len(created) == api["jobs_created"] and {event["objectRef"]["name"] for event in created} == deleted
+    # One deletecollection by the load generator (the namespace controller sends its own after).
+    creator = {event["user"]["username"] for event in created}
+    deleted = [event for event in jobs if event["verb"] == "deletecollection" and event["responseStatus"]["code"] < 300
+               and event["user"]["username"] in creator]
+    assert len(created) == api["jobs_created"] and len(deleted) == 1
+    assert max(event["stageTimestamp"] for event in created) < deleted[0]["stageTimestamp"]
+    # Made by the two load generator processes (bench_submit_processes=2), each with its User-Agent.
+    assert {event["userAgent"] for event in created} == {"sched-bench-loadgen/1", "sched-bench-loadgen/2"}
     writes = {(event["objectRef"]["resource"], event["objectRef"].get("subresource")) for event in calibration
               if event["verb"] in ("create", "update", "patch")}
     assert not writes & {("jobs", "status"), ("events", None)}, writes
@@ -116,6 +121,8 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
     pods = {event["objectRef"]["name"] for event in made if not event["objectRef"].get("subresource")}
     bound = [event["objectRef"]["name"] for event in made if event["objectRef"].get("subresource") == "binding"]
     assert len(pods) == len(bound) == binding["pods_bound"] == 1200 and set(bound) == pods
+    assert {event["userAgent"] for event in made if event["objectRef"].get("subresource") == "binding"} == {
+        "sched-bench-loadgen/1", "sched-bench-loadgen/2"}
     assert {event["user"]["username"] for event in made} == {event["user"]["username"] for event in created}
     assert not [row for row in read_rows(out, "pods.csv") if row["pod"] in pods]
     scheduler_start = min(event["stageTimestamp"] for event in audit_events(env["audit_log"]["on_host"])

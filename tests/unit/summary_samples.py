@@ -10,7 +10,7 @@ T0 = 1_800_000_000 * S
 WORK = dict(nodes=2, node_cpu="4", node_memory="16Gi", node_pods=20, jobs=4, pods_per_job=2, pod_cpu="1",
             pod_memory="1Gi", pod_duration=4.0, wait_for="bound", timeout=60.0, submit_concurrency=4,
             client_qps=10.0, client_burst=10, queue_quota="cluster", pod_creation="job-controller",
-            arrival="open-loop")
+            arrival="open-loop", submit_processes=1)
 SCENARIO = """\
 description: every section of scenario_metrics
 cluster: {nodes: 2, node_cpu: "4", node_memory: 16Gi, node_pods: 20}

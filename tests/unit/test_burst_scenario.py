@@ -11,7 +11,7 @@ import sched_workloads as w
 WORK = dict(nodes=3, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=4, pods_per_job=3, pod_cpu="100m",
             pod_memory="200Mi", pod_duration=30, wait_for="bound", timeout=60.0, submit_concurrency=4,
             client_qps=10.0, client_burst=10, queue_quota="cluster", pod_creation="job-controller",
-            arrival="open-loop")
+            arrival="open-loop", submit_processes=1)
 
 
 def test_the_burst_expands_to_the_jobs_of_the_knobs_all_at_once():
@@ -23,7 +23,7 @@ def test_the_burst_expands_to_the_jobs_of_the_knobs_all_at_once():
                        "pod_duration": 30, "arrival_s": 0.0, "burst": True}
     assert [sched_scenarios.burst_job(job["index"], WORK) for job in jobs] == jobs
     assert sched_scenarios.workload_size(WORK) == (3, 12)
-    # Without a cluster (hack/bench_loadgen.py's workload), a job of the burst is still the same job.
+    # From the job knobs alone (no cluster knobs), a job of the burst is still the same job.
     only_jobs = {name: WORK[name] for name in ("pods_per_job", "pod_cpu", "pod_memory", "pod_duration")}
     assert sched_scenarios.burst_job(3, only_jobs) == jobs[3]
 

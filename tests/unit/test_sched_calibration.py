@@ -150,7 +150,7 @@ def test_a_binding_probe_pod_is_the_default_schedulers_pod_for_no_scheduler_and_
 
 WORK = dict(nodes=3, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=2, pods_per_job=3, pod_cpu="1",
             pod_memory="200Mi", pod_duration=30.0, pod_creation="job-controller", submit_concurrency=16,
-            client_qps=1000.0, client_burst=1000)
+            client_qps=1000.0, client_burst=1000, submit_processes=1)
 HOST = {"name": "lab-01", "kernel": "6.1.0", "machine": "x86_64", "cpus": 2, "cpu_model": "Xeon"}
 
 

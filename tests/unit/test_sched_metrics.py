@@ -434,3 +434,18 @@ def test_a_held_backlog_of_pods_is_limited_by_scheduling_even_when_bound_within_
     assert stage["stage"] == "scheduling"
     assert stage["evidence"].startswith("every pod existed at the release of the held backlog")
     assert m.limiting_stage(_rows([60], [60]), 0.4, None, 0.3, "held backlog")["stage"] == "capacity"
+
+
+def test_a_run_limited_by_submission_on_a_saturated_host_says_the_cores_set_the_pace():
+    stage = {"stage": "submission", "evidence": "submitting the jobs took 16.6 s of the 16.7 s makespan"}
+    saturated = m.with_host_cpu(stage, {"own_cpu_percent": 91.2, "other_cpu_percent": 8.0})
+    assert saturated["stage"] == "submission"
+    assert saturated["evidence"] == (
+        "submitting the jobs took 16.6 s of the 16.7 s makespan; the host's CPUs were 99 % busy (the benchmark's own "
+        "processes 91 %), so the cores shared by the API server, the scheduler and the load generator set the pace, "
+        "not the load generator alone (more bench_submit_processes cannot help on this host)")
+    # Below the threshold, another stage, or no /proc: as it was.
+    assert m.with_host_cpu(stage, {"own_cpu_percent": 60.0, "other_cpu_percent": 20.0}) == stage
+    scheduling = dict(stage, stage="scheduling")
+    assert m.with_host_cpu(scheduling, {"own_cpu_percent": 99.0, "other_cpu_percent": 1.0}) == scheduling
+    assert m.with_host_cpu(stage, None) == stage

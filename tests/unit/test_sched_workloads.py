@@ -7,7 +7,7 @@ import sched_workloads as w
 WORK = dict(nodes=3, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=2, pods_per_job=3, pod_cpu="1",
             pod_memory="200Mi", pod_duration=30.0, wait_for="bound", timeout=60.0, submit_concurrency=4,
             client_qps=10.0, client_burst=10, queue_quota="cluster", pod_creation="job-controller",
-            arrival="open-loop")
+            arrival="open-loop", submit_processes=1)
 
 
 def target(scheduler="default"):
