@@ -11,11 +11,11 @@ the binding ceiling and what the scheduler made of it. Each run's results and re
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from bench_run import ROOT, bench
+
 # How close to the create ceiling the load generator is to come while a scheduler runs (issue 31).
 GOAL_SHARE = 0.8
 
@@ -24,11 +24,8 @@ def run_bench(run_id, processes, args):
     extra = {"bench_run_id": run_id, "bench_submit_processes": processes, "bench_pod_creation": "direct",
              "bench_calibration_max_age": 0, "bench_schedulers": [args.scheduler], "bench_nodes": args.nodes,
              "bench_jobs": args.jobs, "bench_pods_per_job": args.pods_per_job}
-    command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), os.path.join(ROOT, "bench.yml"),
-               "-i", os.path.join(ROOT, "inventories", "local"), "-e", json.dumps(extra)] + args.ansible_args
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"))
     started = time.monotonic()
-    result = subprocess.run(command, env=env, capture_output=True, text=True, check=False, cwd=ROOT)
+    result = bench(extra, more_args=args.ansible_args, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit("bench.yml with bench_submit_processes=%d failed:\n%s" % (processes, result.stdout[-4000:]))
     return time.monotonic() - started

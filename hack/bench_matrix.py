@@ -17,8 +17,8 @@ import sys
 import time
 
 import yaml
+from bench_run import LOCAL, ROOT, bench
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "module_utils"))
 
 import sched_matrix as matrix  # noqa: E402 - needs the path
@@ -27,11 +27,8 @@ from sched_rules import SCHEDULERS  # noqa: E402 - needs the path
 
 def run_bench(args, run_id, scenario_path):
     extra = {"bench_run_id": run_id, "bench_scenario": scenario_path, "bench_schedulers": args.schedulers}
-    command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), os.path.join(ROOT, "bench.yml"),
-               "-i", args.inventory, "-e", json.dumps(extra)] + args.ansible_args
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"))
     with open(os.path.join(args.directory, "%s.log" % run_id), "w", encoding="utf-8") as log:
-        return subprocess.run(command, env=env, stdout=log, stderr=subprocess.STDOUT, check=False, cwd=ROOT).returncode
+        return bench(extra, args.inventory, args.ansible_args, stdout=log, stderr=subprocess.STDOUT).returncode
 
 
 def collect(results, run_ids):
@@ -50,7 +47,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--schedulers", default="default", help="comma-separated, of: %s" % ", ".join(SCHEDULERS))
     parser.add_argument("--scale", type=float, default=1.0, help="0.1: 1,000 pods on 100 nodes per shape")
-    parser.add_argument("--inventory", default=os.path.join(ROOT, "inventories", "local"))
+    parser.add_argument("--inventory", default=LOCAL)
     parser.add_argument("--matrix-id", default="matrix-" + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))
     parser.add_argument("ansible_args", nargs="*", help="more ansible-playbook arguments (after --)")
     args = parser.parse_args()
