@@ -156,7 +156,7 @@ def kubernetes_client():
     return sched_client, k8s_client
 
 # Each child process of a probe's round numbers its Jobs from a stretch of this many of its own, so that no two
-# processes' or rounds' names meet (a round creates well under a thousand).
+# processes' or rounds' names meet (a round of a second creates a few hundred).
 CHILD_INDEX_STRIDE = 100_000
 ARGUMENT_SPEC = dict(
     kubeconfig=dict(type="path", required=True),

@@ -1,12 +1,32 @@
 """workload.submit_processes (issue 31): the jobs dealt to several load generator processes, which create them from
 one start time, report every job they handed to the API server (also when stopped midway) and leave no process
 behind. Real forked processes; the creation is a function of the test, not an API server."""
+import functools
 import os
+import subprocess
+import sys
+import threading
 import time
 
 import pytest
 import sched_submitters as sub
 from sched_load import open_loop
+
+
+def in_a_fresh_interpreter(test):
+    """The processes are forked only from a process with no other thread (OpenSSL 3 locks), and the test session
+    may run some (make test runs the molecule scenarios on threads beside the unit tests): the test runs alone in a
+    new Python process (with the project's modules importable as conftest makes them), and its failure is reported here."""
+    @functools.wraps(test)
+    def run_alone():
+        if os.environ.get("SUBMITTERS_TEST") == test.__name__:
+            return test()
+        done = subprocess.run(
+            [sys.executable, "-c", "import conftest, %s as m; m.%s()" % (__name__.rpartition(".")[2], test.__name__)],
+            env=dict(os.environ, SUBMITTERS_TEST=test.__name__, PYTHONPATH=os.pathsep.join(sys.path)),
+            capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 0, done.stderr[-4000:]
+    return run_alone
 
 
 def jobs(count, every_s=0.0):
@@ -65,6 +85,7 @@ def test_jobs_are_dealt_in_turn_so_each_process_keeps_the_arrival_order():
     assert [[job["index"] for job in part] for part in dealt] == [[0, 3, 6], [1, 4], [2, 5]]
 
 
+@in_a_fresh_interpreter
 def test_every_job_is_reported_in_the_workload_order_with_its_error():
     workload = jobs(40)
     outcomes, failures, seen = run(workload, 3, creator(fail={"job-007", "job-031"}))
@@ -75,6 +96,7 @@ def test_every_job_is_reported_in_the_workload_order_with_its_error():
     assert seen[-1] == (40, 2)
 
 
+@in_a_fresh_interpreter
 def test_each_process_is_a_process_of_its_own():
     def make_create(index):
         return lambda job: (job, str(os.getpid()))
@@ -83,6 +105,7 @@ def test_each_process_is_a_process_of_its_own():
     assert len(pids) == 3 and str(os.getpid()) not in pids
 
 
+@in_a_fresh_interpreter
 def test_stopped_midway_each_process_reports_the_jobs_it_created_and_ends():
     # 400 jobs arriving over 4 s; stopped after 0.6 s.
     workload = jobs(400, every_s=0.01)
@@ -99,6 +122,7 @@ def test_stopped_midway_each_process_reports_the_jobs_it_created_and_ends():
     assert failures == []
 
 
+@in_a_fresh_interpreter
 def test_a_process_that_dies_is_named_and_the_others_still_report():
     workload = jobs(20)
     outcomes, failures, _ = run(workload, 2, creator(die={"job-001"}))
@@ -107,6 +131,7 @@ def test_a_process_that_dies_is_named_and_the_others_still_report():
     assert len(outcomes) == 10
 
 
+@in_a_fresh_interpreter
 def test_children_never_started_are_ended_by_close():
     submitters = sub.Submitters(jobs(4), 2, creator(), lambda index: 1, open_loop)
     pids = [pid for pid, _ in submitters.children]
@@ -117,6 +142,7 @@ def test_children_never_started_are_ended_by_close():
             os.kill(pid, 0)
 
 
+@in_a_fresh_interpreter
 def test_probe_workers_run_each_step_together_and_sum_their_calls():
     def setup(index):
         pid = os.getpid()
@@ -142,3 +168,17 @@ def test_probe_workers_run_each_step_together_and_sum_their_calls():
     for pid in pids:
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
+
+
+def test_no_process_is_forked_beside_another_thread():
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        with pytest.raises(RuntimeError, match="forked before any thread starts"):
+            sub.Submitters(jobs(2), 2, creator(), lambda index: 1, open_loop)
+        with pytest.raises(RuntimeError, match="forked before any thread starts"):
+            sub.ProbeWorkers(2, lambda index: None)
+    finally:
+        stop.set()
+        thread.join()
