@@ -16,17 +16,28 @@ from sched_load import open_loop
 def in_a_fresh_interpreter(test):
     """The processes are forked only from a process with no other thread (OpenSSL 3 locks), and the test session
     may run some (make test runs the molecule scenarios on threads beside the unit tests): the test runs alone in a
-    new Python process (with the project's modules importable as conftest makes them), and its failure is reported here."""
+    new Python process, which loads tests/conftest.py and this file by their paths (another conftest may come first on
+    the session's sys.path), and its failure is reported here."""
     @functools.wraps(test)
     def run_alone():
         if os.environ.get("SUBMITTERS_TEST") == test.__name__:
             return test()
-        done = subprocess.run(
-            [sys.executable, "-c", "import conftest, %s as m; m.%s()" % (__name__.rpartition(".")[2], test.__name__)],
-            env=dict(os.environ, SUBMITTERS_TEST=test.__name__, PYTHONPATH=os.pathsep.join(sys.path)),
-            capture_output=True, text=True, timeout=60, check=False)
+        done = subprocess.run([sys.executable, "-c", FRESH_RUN, CONFTEST, __file__, test.__name__],
+                              env=dict(os.environ, SUBMITTERS_TEST=test.__name__),
+                              capture_output=True, text=True, timeout=60, check=False)
         assert done.returncode == 0, done.stderr[-4000:]
     return run_alone
+
+
+CONFTEST = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "conftest.py")
+FRESH_RUN = """
+import importlib.util, runpy, sys
+runpy.run_path(sys.argv[1])
+spec = importlib.util.spec_from_file_location("submitters_test", sys.argv[2])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+getattr(module, sys.argv[3])()
+"""
 
 
 def jobs(count, every_s=0.0):
