@@ -41,7 +41,9 @@ KEYS = {
     "direct_pods": "why it cannot take pods the load test creates itself (empty: it can)",
     "build": "binary runtime: its Go module, commands (binary: package), version_vars and optional source_edits, "
              "graph_only",
-    "release": "kind runtime: manifest_url (a URL template with {version}), or chart, chart_repository, module_path",
+    "release": "kind runtime: manifest_url (a URL template with {version}), or chart, chart_repository, module_path; "
+               "optional without_containers ({container name: why}: left out of the release's pods) and crd_path (where "
+               "in the module the CRDs are that a chart from the module links to)",
     "ready": "what tells the toolkit it is ready, per runtime",
     "hold": "bench_arrival=backlog, binary runtime: how it is held until the release (sched_hold.py): processes (the "
             "pid-file names of the processes stopped) or stop_policy (group/version/plural of the queues set to Hold), "

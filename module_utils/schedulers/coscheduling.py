@@ -35,7 +35,9 @@ DESCRIPTOR = {
     },
     # scheduler-plugins publishes its chart only inside its Go module.
     "release": {"chart": "as-a-second-scheduler", "chart_repository": "",
-                "module_path": "manifests/install/charts/as-a-second-scheduler"},
+                "module_path": "manifests/install/charts/as-a-second-scheduler",
+                # The chart's crds/ are links to these (PodGroup, ElasticQuota), which a module zip leaves out.
+                "crd_path": "config/crd/bases"},
     # bench_arrival=backlog: the scheduler's process is stopped until the release; its PodGroup controller runs on.
     "hold": {"processes": ("scheduler-plugins-scheduler",)},
     "ready": "the scheduler's /healthz and the controller's /readyz (binary); the chart's Deployments (kind)",

@@ -41,7 +41,10 @@ DESCRIPTOR = {
         }],
     },
     "release": {"chart": "yunikorn", "chart_repository": "https://apache.github.io/yunikorn-release",
-                "module_path": ""},
+                "module_path": "",
+                # Its chart puts the web UI in the scheduler's pod, with no value to leave it out; the UI schedules
+                # nothing (the binary runtime runs none), and its image is built with npm, not from a Go module.
+                "without_containers": {"yunikorn-scheduler-web": "the web UI, which schedules nothing"}},
     # bench_arrival=backlog: its one process is stopped until the release.
     "hold": {"processes": ("yunikorn-scheduler",)},
     "ready": "its web port's /ws/v1/scheduler/healthcheck, then each of its queues over its REST API (binary); the "

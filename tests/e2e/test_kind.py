@@ -1,16 +1,18 @@
 """bench.yml on the kind runtime, end to end on this machine: Docker, the local registry, a kind
-cluster with the seed's audit policy, kwok beside it, the default scheduler, Kueue and Volcano, the load
-test timed from the audit log, the results fetched, and a teardown that leaves nothing.
+cluster with the seed's audit policy, kwok beside it, the five schedulers (the default scheduler, Kueue, Volcano,
+YuniKorn and coscheduling), the load test timed from the audit log, the results fetched, and a teardown that
+leaves nothing.
 
 Nothing can be pulled here, so the images are built beforehand from source (`make test-kind`:
-`make kind-images` for kind's node image, tests/infra/scheduler-images.sh for Kueue's and Volcano's,
+`make kind-images` for kind's node image, tests/infra/scheduler-images.sh for the batch schedulers',
 hack/registry-image.sh for the registry's): without them it fails, saying so (tests/infra/kind_ready.py names the
 images). `make test` leaves this file out (hack/test.sh): it runs only through `make test-kind`, which builds the
 images first. dockerd must run kind's privileged nodes (tests/infra/kind-docker.sh, also part of `make kind-images`).
 The product mirrors each image into its registry as it would an image pulled through
 registry_image_prefix ("pull unless present"). Kueue's release manifest is built from its Go module,
 Volcano's taken from its module at the tag, and both served on 127.0.0.1 like the upstream URLs
-(tests/infra/release_mirror.py).
+(tests/infra/release_mirror.py), with YuniKorn's chart repository from the mirror; coscheduling's chart comes
+from its Go module.
 """
 import os
 import pathlib
@@ -22,12 +24,14 @@ from conftest import (
     audit_bindings,
     audit_events,
     failure_text,
+    mirror_vars,
     processes_mentioning,
     read_rows,
     run_playbook,
     scheduler_results,
 )
 from infra.kind_ready import (
+    COSCHEDULING_IMAGES,
     KIND_CPU,
     KUEUE_IMAGE,
     REGISTRY_DATA,
@@ -35,6 +39,8 @@ from infra.kind_ready import (
     RELEASES,
     SCHEDULERS,
     VOLCANO_IMAGES,
+    YUNIKORN_IMAGES,
+    chart_repositories,
     docker,
     not_ready,
 )
@@ -104,20 +110,27 @@ def ours_left(workspace):
     }
 
 
-def test_default_kueue_and_volcano_on_kind(tmp_path, bench_vars):
+def local_images(images):
+    """Where the product mirrors ``images`` in its local registry: Docker Hub's keep their path without the host."""
+    return sorted("localhost:5001/" + image.removeprefix("docker.io/") for image in images)
+
+
+def test_five_schedulers_on_kind(tmp_path, bench_vars):
     started = time.monotonic()
     # A kind cluster of someone else would share the kind network: the last check could not hold.
     assert docker("ps", "-aq", "--filter", "label=" + KIND_LABEL).stdout.split() == [], "a kind cluster already runs"
     work = tmp_path / "work"
     work.mkdir()
-    build_release_manifests(tmp_path / "mirror", work, names=RELEASES, charts=False)
+    build_release_manifests(tmp_path / "mirror", work, names=RELEASES)
     REGISTRY_DATA.mkdir(parents=True, exist_ok=True)
     extravars = dict(bench_vars, bench_runtime="kind", bench_schedulers=SCHEDULERS, bench_nodes=5, bench_jobs=PODS,
                      bench_pods_per_job=1, bench_pod_duration=1, bench_timeout=300,
-                     registry_image=REGISTRY_IMAGE, registry_data_dir=str(REGISTRY_DATA), **KIND_CPU, **KNOBS)
+                     registry_image=REGISTRY_IMAGE, registry_data_dir=str(REGISTRY_DATA), **KIND_CPU, **KNOBS,
+                     **mirror_vars())
     server, base = serve(tmp_path / "mirror", SERVER_PORTS)
     try:
         extravars["scheduler_release_manifest_urls"] = templates(base)
+        extravars["scheduler_chart_repository_urls"] = chart_repositories(base)
         runner = run_playbook(tmp_path, "bench.yml", extravars, label="kind")
     finally:
         server.kill()
@@ -178,9 +191,24 @@ def test_default_kueue_and_volcano_on_kind(tmp_path, bench_vars):
             assert {"--kube-api-qps=800", "--kube-api-burst=900"} <= set(args), args
             assert go_env_of(pod, "volcano-scheduler") == {"GOGC": "150"}, pod["spec"]["containers"][0]
         volcano = [record for record in deployed if record.get("name") == "volcano" and record.get("images")][-1]
-        # Docker Hub's images keep their path without the host (as `docker pull volcanosh/...` names them).
-        assert sorted(volcano["images"]) == sorted("localhost:5001/" + image.removeprefix("docker.io/")
-                                                   for image in VOLCANO_IMAGES), volcano
+        assert sorted(volcano["images"]) == local_images(VOLCANO_IMAGES), volcano
+        # YuniKorn and coscheduling (their charts) bound every pod of the load themselves, each from its own
+        # service account, their schedulers with the run's GOGC, their images from the local registry; YuniKorn's
+        # web UI left out (its descriptor's release.without_containers).
+        own = {"yunikorn": ("yunikorn", "yunikorn-admin", "yunikorn-scheduler", "yunikorn-scheduler-k8s", YUNIKORN_IMAGES),
+               "coscheduling": ("scheduler-plugins", "scheduler-plugins-scheduler", "scheduler-plugins-scheduler",
+                                "scheduler-plugins-scheduler", COSCHEDULING_IMAGES)}
+        for name, (namespace, account, pod_prefix, container, images) in own.items():
+            _, summary, env = scheduler_results(bench_vars, name)
+            assert binders(env["audit_log"]["on_host"], summary["namespace"]) == {
+                "system:serviceaccount:%s:%s" % (namespace, account)}, name
+            pods = [pod for pod_name, pod in created_pods(env["audit_log"]["on_host"], namespace).items()
+                    if pod_name.startswith(pod_prefix + "-")]
+            assert pods and all(go_env_of(pod, container).get("GOGC") == "150" for pod in pods), (name, pods)
+            record = [record for record in deployed if record.get("name") == name and record.get("images")][-1]
+            assert sorted(record["images"]) == local_images(images), record
+        yunikorn = [record for record in deployed if record.get("name") == "yunikorn" and record.get("images")][-1]
+        assert yunikorn["containers_left_out"] == ["Deployment yunikorn/yunikorn-scheduler: yunikorn-scheduler-web"]
         # Nothing of the run is left: no node, registry, network or process.
         assert ours_left(workspace) == {"kind containers": [], "registry container": [], "kind network": [],
                                         "processes": []}

@@ -155,6 +155,10 @@ def test_kind_manifests_pass_a_server_side_dry_run(tmp_path):
         yunikorn_defaults = next(doc for doc in rendered["yunikorn"] if doc["kind"] == "ConfigMap"
                                  and doc["metadata"]["name"] == "yunikorn-defaults")["data"]
         assert "name: sandbox" in yunikorn_defaults["queues.yaml"] and yunikorn_defaults["kubernetes.qps"] == "1000"
+        # YuniKorn's web UI is left out (its descriptor's release.without_containers), its scheduler stays.
+        yunikorn_scheduler = next(doc for doc in rendered["yunikorn"] if doc["kind"] == "Deployment"
+                                  and doc["metadata"]["name"] == "yunikorn-scheduler")
+        assert [c["name"] for c in pod_spec(yunikorn_scheduler)["containers"]] == ["yunikorn-scheduler-k8s"]
         cosched_config = next(doc for doc in rendered["coscheduling"] if doc["kind"] == "ConfigMap")
         assert "Coscheduling" in yaml.dump(cosched_config) and "CapacityScheduling" not in yaml.dump(cosched_config)
         # Kueue's sidecar keeps what upstream gave it.

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """`make bench-kind`: the seed's workload (the default burst: 100 fake nodes, 1,000 jobs of 3 pods, the bench
-role's defaults, set explicitly here) through bench.yml on the kind runtime, for the default
-scheduler, Kueue and Volcano (test_kind's), on a test machine (prints figures, asserts nothing).
+role's defaults, set explicitly here) through bench.yml on the kind runtime, for the five schedulers
+(test_kind's), on a test machine (prints figures, asserts nothing).
 
 What a lab host pulls cannot be pulled here, so this does what tests/e2e/test_kind.py does, at the seed's size:
 the images come from `make kind-images scheduler-images` (built from source), Kueue's and Volcano's release
-manifests come from their Go modules and are served on 127.0.0.1 like their upstream URLs
+manifests come from their Go modules and are served on 127.0.0.1 like their upstream URLs (YuniKorn's chart
+from the mirror's chart repository, coscheduling's from its Go module)
 (tests/infra/release_mirror.py), and the registry keeps its blobs where test_kind.py keeps them
 (tests/infra/kind_ready.py). Arguments are extra `ansible-playbook` arguments
 (`make bench-kind ARGS="-e bench_run_id=kind-seed-1"`); the results and the report land in results/ as with
@@ -26,7 +27,7 @@ ROOT = os.path.dirname(TESTS)
 sys.path.insert(0, TESTS)  # for infra.<module>
 
 from infra.go_mirror import mirror_vars  # noqa: E402 - needs sys.path
-from infra.kind_ready import KIND_CPU, REGISTRY_DATA, REGISTRY_IMAGE, RELEASES, SCHEDULERS  # noqa: E402 - test_kind.py's
+from infra.kind_ready import KIND_CPU, REGISTRY_DATA, REGISTRY_IMAGE, RELEASES, SCHEDULERS, chart_repositories  # noqa: E402
 from infra.release_mirror import build_release_manifests, serve, templates  # noqa: E402 - needs sys.path
 
 SEED_KNOBS = ("bench_nodes", "bench_jobs", "bench_pods_per_job", "bench_pod_duration")
@@ -45,13 +46,14 @@ def main(args):
     with tempfile.TemporaryDirectory(prefix="sched-bench-kind-") as tmp:
         root, work = pathlib.Path(tmp, "mirror"), pathlib.Path(tmp, "work")
         work.mkdir()
-        build_release_manifests(root, work, names=RELEASES, charts=False)
+        build_release_manifests(root, work, names=RELEASES)
         REGISTRY_DATA.mkdir(parents=True, exist_ok=True)
         server, base = serve(root, SERVER_PORTS)
         try:
             extravars = dict(bench_runtime="kind", bench_schedulers=SCHEDULERS,
                              registry_image=REGISTRY_IMAGE, registry_data_dir=str(REGISTRY_DATA),
-                             scheduler_release_manifest_urls=templates(base), **KIND_CPU, **seed_workload(),
+                             scheduler_release_manifest_urls=templates(base),
+                             scheduler_chart_repository_urls=chart_repositories(base), **KIND_CPU, **seed_workload(),
                              **mirror_vars())
             path = pathlib.Path(tmp, "kind.json")
             path.write_text(json.dumps(extravars), encoding="utf-8")

@@ -13,7 +13,13 @@ NODE_IMAGE = VERSION_SETS["modern"]["node_image"]
 KUEUE_IMAGE = "registry.k8s.io/kueue/kueue:" + VERSIONS["kueue"]
 VOLCANO_IMAGES = ["docker.io/volcanosh/vc-%s:%s" % (component, VERSIONS["volcano"])
                   for component in ("scheduler", "controller-manager", "webhook-manager")]
-SCHEDULERS = ["default", "kueue", "volcano"]
+YUNIKORN_IMAGES = ["docker.io/apache/yunikorn:%s-%s" % (component, VERSION_SETS["modern"]["yunikorn"].lstrip("v"))
+                   for component in ("scheduler", "admission")]
+COSCHEDULING_IMAGES = ["registry.k8s.io/scheduler-plugins/%s:%s" % (component, VERSION_SETS["modern"]["coscheduling"])
+                       for component in ("kube-scheduler", "controller")]
+SCHEDULERS = ["default", "kueue", "volcano", "yunikorn", "coscheduling"]
+# Release manifests served like their upstream URLs; YuniKorn's chart comes from the mirror's chart repository and
+# coscheduling's from its Go module (CHART_REPOSITORIES).
 RELEASES = ("kueue", "volcano")
 # The registry's blobs outlive the run (the node image alone is 1.8 GB to push): the product keeps them
 # in registry_data_dir, and a run finds there what an earlier one pushed.
@@ -21,6 +27,11 @@ REGISTRY_DATA = CACHE / "kind-e2e-registry"
 # kind's node is this machine: 2 CPUs, of which its control plane requests 950m. Volcano's three controllers
 # at the default 500m each do not fit (its scheduler stays Pending, "Insufficient cpu"); at 250m they do.
 KIND_CPU = {"scheduler_controller_cpu_request": "250m"}
+
+
+def chart_repositories(base):
+    """scheduler_chart_repository_urls for a release server at ``base`` (release_mirror.serve, charts built)."""
+    return {"yunikorn": base + "/charts", "coscheduling": ""}
 
 
 def docker(*args):
@@ -32,6 +43,7 @@ def not_ready():
     precondition and .ci/run's check (tests/infra/kind_warm.py)."""
     if docker("info").returncode != 0:
         return "no Docker engine answers"
-    missing = [image for image in (NODE_IMAGE, KUEUE_IMAGE, REGISTRY_IMAGE, *VOLCANO_IMAGES)
+    missing = [image for image in (NODE_IMAGE, KUEUE_IMAGE, REGISTRY_IMAGE, *VOLCANO_IMAGES, *YUNIKORN_IMAGES,
+                                   *COSCHEDULING_IMAGES)
                if docker("image", "inspect", image).returncode]
     return "images not built: %s" % ", ".join(missing) if missing else None

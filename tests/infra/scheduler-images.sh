@@ -9,7 +9,12 @@
 #           volcano.sh/volcano; the webhook manager's image also runs the release's admission-init Job
 #           (gen-admission-secret.sh, a bash script: openssl, kubectl, coreutils), so it holds those from
 #           this machine and the kubectl of `make kind-images`
-#   tests/infra/scheduler-images.sh [kueue|volcano]     (no argument: both, what test-kind deploys)
+#   yunikorn  docker.io/apache/yunikorn:{scheduler,admission}-<pin without v>, the shim and the admission
+#           controller built from github.com/apache/yunikorn-k8shim as its Makefile builds them (its chart's web UI
+#           container is left out by the product: the scheduler descriptor's release.without_containers)
+#   coscheduling  registry.k8s.io/scheduler-plugins/{kube-scheduler,controller}:<pin>, built from
+#           sigs.k8s.io/scheduler-plugins (at /bin/kube-scheduler and /bin/controller, as its build/ Dockerfiles)
+#   tests/infra/scheduler-images.sh [kueue|volcano|yunikorn|coscheduling]   (no argument: all four, what test-kind deploys)
 # Versions come from the product's version matrix (filter_plugins/version_matrix.py, set "modern").
 # Cached by tag: a warm run builds nothing. GOPROXY/GONOSUMDB: the module mirror beside the project first
 # (../shared/mirror/go through tests/infra/go_mirror.py, as the e2e tests use it: Volcano's module is only there),
@@ -19,11 +24,12 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 SCHEDULER="${1:-}"
 if [ -z "$SCHEDULER" ]; then
-  for each in kueue volcano; do "$0" "$each"; done
+  for each in kueue volcano yunikorn coscheduling; do "$0" "$each"; done
   exit 0
 fi
-case "$SCHEDULER" in kueue | volcano) ;; *)
-  echo "scheduler-images: the first argument must be kueue or volcano, not '$SCHEDULER'" >&2; exit 2 ;;
+case "$SCHEDULER" in kueue | volcano | yunikorn | coscheduling) ;; *)
+  echo "scheduler-images: the first argument must be kueue, volcano, yunikorn or coscheduling, not '$SCHEDULER'" >&2
+  exit 2 ;;
 esac
 PYTHON="${KIND_IMAGES_PYTHON:-$HERE/../../.venv/bin/python}"
 pin() { "$PYTHON" "$HERE/kind-images/kindimg.py" pin "$1"; }
@@ -49,12 +55,14 @@ module_dir() { go mod download -json "$1@$2" | "$PYTHON" -c 'import json,sys; pr
 # Build <package dir> of <module>@<version> into $OUT/bin/<name> (default: the package's last element), once,
 # inside the module's own directory in the module cache (its go.mod and go.sum as released; `go install
 # pkg@version` also asks the proxy for the module's version list, which the proxy refuses for some modules).
+# BUILD_FLAGS (an array) goes to go build as it is.
+BUILD_FLAGS=()
 build() {
   local module="$1" version="$2" package="$3" name="${4:-${3##*/}}" dir
   if [ ! -x "$OUT/bin/$name" ]; then
     log "building $module@$version ($package) with $GOTOOLCHAIN" >&2
     dir=$(module_dir "$module" "$version")
-    (cd "$dir" && go build -trimpath -o "$OUT/bin/$name" "./$package")
+    (cd "$dir" && go build -trimpath "${BUILD_FLAGS[@]}" -o "$OUT/bin/$name" "./$package")
   fi
   echo "$OUT/bin/$name"
 }
@@ -62,6 +70,8 @@ build() {
 kueue_images() {
   # Upstream's images run as distroless's nonroot user; Kueue's Deployment asks for runAsNonRoot.
   export SCRATCH_USER=65532:65532
+  # Its module zip holds vendor/modules.txt (no vendored code), which would make go build default to -mod=vendor.
+  BUILD_FLAGS=(-mod=mod)
   KUEUE_IMAGE="registry.k8s.io/kueue/kueue:$VERSION"
   if ! have "$KUEUE_IMAGE"; then
     manager=$(build sigs.k8s.io/kueue "$VERSION" cmd/kueue)
@@ -107,6 +117,49 @@ volcano_images() {
       /usr/bin/cat:/usr/bin/cat /usr/bin/base64:/usr/bin/base64 /usr/bin/tr:/usr/bin/tr "$kubectl:/usr/bin/kubectl"
   fi
   log "volcano $VERSION: the scheduler, controller-manager and webhook-manager images ready"
+}
+
+yunikorn_images() {
+  # Its Dockerfiles (docker/scheduler, docker/admission): FROM scratch, user 4444.
+  export SCRATCH_USER=4444:4444
+  local tag="${VERSION#v}" image binary
+  BUILD_FLAGS=(-tags netgo -ldflags "-X github.com/apache/yunikorn-k8shim/pkg/conf.buildVersion=$tag")
+  image="docker.io/apache/yunikorn:scheduler-$tag"
+  if ! have "$image"; then
+    binary=$(build github.com/apache/yunikorn-k8shim "$VERSION" pkg/cmd/shim yunikorn-scheduler)
+    scratch_image "$image" /yunikorn-scheduler "$binary:/yunikorn-scheduler"
+  fi
+  image="docker.io/apache/yunikorn:admission-$tag"
+  if ! have "$image"; then
+    binary=$(build github.com/apache/yunikorn-k8shim "$VERSION" pkg/cmd/admissioncontroller yunikorn-admission-controller)
+    scratch_image "$image" /yunikorn-admission-controller "$binary:/yunikorn-admission-controller"
+  fi
+  log "yunikorn $VERSION: the scheduler and admission controller images ready"
+}
+
+coscheduling_images() {
+  # Its build/ Dockerfiles: distroless's nonroot user.
+  export SCRATCH_USER=65532:65532
+  local dir graph component image binary module
+  # Its go.mod pins Kubernetes' example modules through replace directives at a version some proxies refuse, and
+  # no package of the build imports them: a copy of go.mod (-modfile) points them at empty local modules, as the
+  # product's own build does (the descriptor's build.graph_only).
+  dir=$(module_dir sigs.k8s.io/scheduler-plugins "$VERSION")
+  graph="$WORK/graph-only"
+  cp "$dir/go.mod" "$WORK/go.mod" && cp "$dir/go.sum" "$WORK/go.sum"
+  for module in $("$PYTHON" "$HERE/kind-images/kindimg.py" graph-only coscheduling); do
+    mkdir -p "$graph/$module" && echo "module $module" >"$graph/$module/go.mod"
+    go mod edit -replace="$module=$graph/$module" "$WORK/go.mod"
+  done
+  BUILD_FLAGS=(-modfile="$WORK/go.mod")
+  for component in kube-scheduler controller; do
+    image="registry.k8s.io/scheduler-plugins/$component:$VERSION"
+    if ! have "$image"; then
+      binary=$(build sigs.k8s.io/scheduler-plugins "$VERSION" "cmd/${component#kube-}" "$component")
+      scratch_image "$image" "/bin/$component" "$binary:/bin/$component"
+    fi
+  done
+  log "coscheduling $VERSION: the scheduler and controller images ready"
 }
 
 START=$(date +%s)

@@ -266,6 +266,18 @@ def test_kind_release_adapts_and_describes_a_release():
     assert "text" not in manifests.kind_release(RELEASE, "localhost:5001", "500m", "2", with_text=False)
 
 
+def test_kind_release_leaves_out_the_named_containers_and_their_images():
+    release = manifests.kind_release(RELEASE, "localhost:5001", "500m", "2", left_out={"kube-rbac-proxy": "why", "wait": "why"})
+    applied = list(yaml.safe_load_all(release["text"]))
+    kueue = deployment(applied, "kueue-controller-manager")["spec"]["template"]["spec"]
+    assert [c["name"] for c in kueue["containers"]] == ["manager"] and kueue["initContainers"] == []
+    assert release["containers_left_out"] == ["Deployment kueue-system/kueue-controller-manager: wait",
+                                              "Deployment kueue-system/kueue-controller-manager: kube-rbac-proxy"]
+    assert "registry.k8s.io/kubebuilder/kube-rbac-proxy:v0.16.0" not in release["images"]
+    assert "busybox:1.36" not in release["images"] and "registry.k8s.io/kueue/kueue:v0.10.1" in release["images"]
+    assert manifests.kind_release(RELEASE, "localhost:5001", "500m", "2")["containers_left_out"] == []
+
+
 @pytest.mark.parametrize("text,expected", [
     ("<html><body>Not Found</body></html>", "it has no Deployment"),
     ("kind: [unclosed", "it is not YAML"),
@@ -344,6 +356,18 @@ def test_a_chart_release_puts_its_namespaced_objects_in_the_release_namespace():
     assert docs[0] == {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "sched"}}
     assert [(d["kind"], d["metadata"].get("namespace")) for d in docs[1:]] == [
         ("ConfigMap", "sched"), ("ClusterRole", None), ("Deployment", "elsewhere")]
+
+
+def test_a_chart_release_puts_the_crds_first_and_adds_those_it_lacks_once():
+    rendered = "\n".join([
+        "---", "apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: conf",
+        "---", "apiVersion: apiextensions.k8s.io/v1", "kind: CustomResourceDefinition", "metadata:", "  name: a.x.io"])
+    crds = [{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": name}}
+            for name in ("a.x.io", "b.x.io")] + [{"kind": "ConfigMap", "metadata": {"name": "not-a-crd"}}]
+    docs = list(yaml.safe_load_all(manifests.chart_release(rendered, "sched", crds=crds)))
+    assert [(d["kind"], d["metadata"]["name"]) for d in docs] == [
+        ("Namespace", "sched"), ("CustomResourceDefinition", "a.x.io"), ("CustomResourceDefinition", "b.x.io"),
+        ("ConfigMap", "conf")]
 
 
 def test_a_chart_that_renders_no_yaml_is_named():

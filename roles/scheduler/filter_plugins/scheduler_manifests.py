@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import json
 import os
 import re
 import sys
@@ -208,6 +209,22 @@ def rewrite_images(docs, registry):
     return docs
 
 
+def without_containers(docs, names):
+    """Copies of ``docs`` whose pod templates lack the containers called one of ``names``, and a line per container
+    left out ("Deployment ns/name: container")."""
+    docs = copy.deepcopy(list(docs or []))
+    left_out = []
+    for doc in manifests_of_kind(docs, WORKLOAD_KINDS):
+        spec = pod_spec(doc) or {}
+        for key in ("initContainers", "containers"):
+            kept = [container for container in spec.get(key) or [] if container.get("name") not in names]
+            left_out += ["%s: %s" % (_name(doc), container.get("name"))
+                         for container in spec.get(key) or [] if container.get("name") in names]
+            if key in spec:
+                spec[key] = kept
+    return docs, left_out
+
+
 def main_container(doc):
     """The controller's own container: the one kubectl defaults to, else the first (sidecars stay as they are)."""
     spec = pod_spec(doc) or {}
@@ -360,15 +377,16 @@ def readiness_targets(docs):
             "services": webhook_services(docs)}
 
 
-def kind_release(text, registry, cpu_request, cpu_limit="", with_text=True, knobs=None):
+def kind_release(text, registry, cpu_request, cpu_limit="", with_text=True, knobs=None, left_out=()):
     """A release manifest adapted for the kind runtime, as the dict the role records and applies.
 
     ``text`` is the upstream multi-document YAML. Returns ``text`` (the objects to
     apply, images on ``registry``, controller CPU set, the fairness ``knobs`` (env, qps,
-    burst: controller_knobs) applied; left out unless ``with_text``), ``images``
+    burst: controller_knobs) applied, the containers named in ``left_out`` (the descriptor's
+    release.without_containers) removed; left out unless ``with_text``), ``images``
     (upstream, to mirror), ``local_images``, ``targets`` (readiness_targets), ``kinds``
-    (count per kind), ``knobs_applied`` and ``problem``: why the text is not a release
-    manifest, or empty.
+    (count per kind), ``knobs_applied``, ``containers_left_out`` and ``problem``: why the text is not a
+    release manifest, or empty.
     """
     try:
         docs = [doc for doc in yaml.load_all(str(text), Loader=_LOADER) if doc]  # noqa: S506 - a safe loader
@@ -376,6 +394,7 @@ def kind_release(text, registry, cpu_request, cpu_limit="", with_text=True, knob
         return {"problem": "it is not YAML (%s)" % str(exc).splitlines()[0]}
     if not manifests_of_kind(docs, "Deployment"):
         return {"problem": "it has no Deployment, so it is not a scheduler's release manifest"}
+    docs, containers_left_out = without_containers(docs, set(left_out or ()))
     images = release_images(docs)
     docs = controller_cpu(rewrite_images(docs, registry), cpu_request, cpu_limit)
     applied = []
@@ -385,7 +404,8 @@ def kind_release(text, registry, cpu_request, cpu_limit="", with_text=True, knob
     for doc in docs:
         kinds[doc.get("kind", "")] = kinds.get(doc.get("kind", ""), 0) + 1
     release = {"problem": "", "images": images, "local_images": release_images(docs),
-               "targets": readiness_targets(docs), "kinds": kinds, "knobs_applied": applied}
+               "targets": readiness_targets(docs), "kinds": kinds, "knobs_applied": applied,
+               "containers_left_out": containers_left_out}
     if with_text:
         release["text"] = yaml.dump_all(docs, Dumper=_DUMPER, default_flow_style=False, sort_keys=False, explicit_start=True)
     return release
@@ -452,9 +472,10 @@ def not_ready(results, check):
     return names
 
 
-def chart_release(text, namespace):
+def chart_release(text, namespace, crds=()):
     """A chart's rendered objects (helm template) as helm install creates them: the release namespace
-    first, then every object, the namespaced ones in that namespace unless the chart names another."""
+    first, then the CustomResourceDefinitions (those of ``crds`` the chart did not render itself), then every other
+    object, the namespaced ones in that namespace unless the chart names another."""
     try:
         docs = [doc for doc in yaml.load_all(str(text), Loader=_LOADER) if isinstance(doc, dict)]  # noqa: S506 - _LOADER is a safe loader
     except yaml.YAMLError as exc:
@@ -464,6 +485,12 @@ def chart_release(text, namespace):
         meta = doc.get("metadata") or {}
         if doc.get("kind") not in CLUSTER_SCOPED_KINDS and not meta.get("namespace"):
             doc["metadata"] = dict(meta, namespace=namespace)
+    rendered = {(doc.get("metadata") or {}).get("name") for doc in manifests_of_kind(docs, "CustomResourceDefinition")}
+    # Plain types through JSON: the YAML dumper cannot write Ansible's tagged strings.
+    added = [json.loads(json.dumps(crd)) for crd in manifests_of_kind(list(crds or []), "CustomResourceDefinition")
+             if (crd.get("metadata") or {}).get("name") not in rendered]
+    docs = manifests_of_kind(docs, "CustomResourceDefinition") + added + [
+        doc for doc in docs if doc.get("kind") != "CustomResourceDefinition"]
     release = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}]
     return yaml.dump_all(release + docs, Dumper=_DUMPER, sort_keys=False)
 

@@ -2,6 +2,7 @@
     kindimg.py versions <kubernetes version>   shell assignments: the version set's kind, etcd and Go
     kindimg.py node-version [version set]      the Kubernetes version of the set's node image (modern)
     kindimg.py pin <name> [version set]        the set's pin of one component (kueue, go...; modern)
+    kindimg.py graph-only <scheduler>           its descriptor's build.graph_only modules, one per line
     kindimg.py gomod <kubernetes version> <etcd version>
                                                go.mod of the module that builds the node's binaries
     kindimg.py archive <in.tar> <out.tar> <image>...
@@ -16,7 +17,7 @@ import tarfile
 # tests/infra/kind-images/kindimg.py: the project is four levels up.
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(ROOT, "filter_plugins"))
-from version_matrix import VERSION_SETS, kubernetes_staging_replaces  # noqa: E402
+from version_matrix import VERSION_SETS, descriptors, kubernetes_staging_replaces  # noqa: E402
 
 
 def version_set(kubernetes_version):
@@ -101,6 +102,9 @@ def main(argv):
             raise SystemExit("kind-images: no pin %s in version set %s; allowed: %s"
                              % (argv[1], argv[2] if len(argv) == 3 else "modern", ", ".join(VERSION_SETS["modern"])))
         print(pins[argv[1]])
+    elif argv[:1] == ["graph-only"] and len(argv) == 2:
+        for module in descriptors.get(argv[1])["build"].get("graph_only", ()):
+            print(module)
     elif argv[:1] == ["gomod"] and len(argv) == 3:
         sys.stdout.write(go_mod(argv[1], argv[2]))
     elif argv[:1] == ["archive"] and len(argv) == 3:
