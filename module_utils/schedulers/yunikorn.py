@@ -48,5 +48,6 @@ DESCRIPTOR = {
     # bench_arrival=backlog: its one process is stopped until the release.
     "hold": {"processes": ("yunikorn-scheduler",)},
     "ready": "its web port's /ws/v1/scheduler/healthcheck, then each of its queues over its REST API (binary); the "
-             "chart's Deployment and webhook Service endpoints (kind)",
+             "chart's Deployments and webhook Service endpoints, then each of its queues over its REST API through the API "
+             "server's service proxy (kind)",
 }
