@@ -93,7 +93,7 @@ scheduler-images: setup docker kind-images
 
 ## test-kind: test machines only: bench.yml on the kind runtime (the schedulers of scheduler-images) after building
 ## its images (cached); `make test` and `make test-e2e` leave tests/e2e/test_kind.py out
-test-kind: kind-images scheduler-images
+test-kind: base-image kind-images scheduler-images
 	$(VENV)/bin/python -m pytest tests/e2e/test_kind.py $(PYTEST_ARGS)
 
 ## bench-kind: test machines only: the seed's workload (the default burst) on the kind runtime for the default

@@ -1,7 +1,8 @@
 """bench.yml on the kind runtime, end to end on this machine: Docker, the local registry, a kind
 cluster with the seed's audit policy, kwok beside it, the five schedulers (the default scheduler, Kueue, Volcano,
 YuniKorn and coscheduling), the load test timed from the audit log, the results fetched, and a teardown that
-leaves nothing.
+leaves nothing. The molecule scenario kind_cluster (a real cluster from the kind_cluster role on a systemd host) runs
+here too, as it needs the node image.
 
 Nothing can be pulled here, so the images are built beforehand from source (`make test-kind`:
 `make kind-images` for kind's node image, tests/infra/scheduler-images.sh for the batch schedulers',
@@ -16,6 +17,8 @@ from its Go module.
 """
 import os
 import pathlib
+import subprocess
+import sys
 import time
 
 import pytest
@@ -224,3 +227,22 @@ def test_five_schedulers_on_kind(tmp_path, bench_vars):
             down.pop("bench_run_id")
             run_playbook(tmp_path, "playbooks/teardown.yml", down, label="cleanup")
     print("test wall time: %.0f s" % (time.monotonic() - started))
+
+
+def test_molecule_kind_cluster(tmp_path):
+    """`molecule test -s kind_cluster`: the roles create a Ready one-node cluster whose API server writes the audit
+    log on the host, through the machine's engine (molecule/kind_cluster/molecule.yml); its cleanup leaves nothing."""
+    root = pathlib.Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PATH=str(pathlib.Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
+    log_path = tmp_path / "kind_cluster.log"
+    started = time.monotonic()
+    with open(log_path, "w", encoding="utf-8") as log:
+        result = subprocess.run([sys.executable, "-m", "molecule", "test", "-s", "kind_cluster"], cwd=root, env=env,
+                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, check=False)
+    print("molecule test -s kind_cluster: %.0f s (log %s)" % (time.monotonic() - started, log_path))
+    text = log_path.read_text(encoding="utf-8", errors="replace")
+    assert result.returncode == 0, "molecule test -s kind_cluster failed; last lines:\n" + "\n".join(text.splitlines()[-80:])
+    # The verify play ran its checks (a scenario that skipped them would pass too).
+    assert "TASK [Check that the one node is Ready" in text
+    assert "TASK [Check that it recorded the pod's creation" in text
+    assert ours_left(tmp_path) == {"kind containers": [], "registry container": [], "kind network": [], "processes": []}

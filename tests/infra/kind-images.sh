@@ -23,7 +23,8 @@ if ! [[ "$VERSION" =~ ^v1\.[0-9]+\.[0-9]+$ ]]; then
   exit 2
 fi
 PYTHON="${KIND_IMAGES_PYTHON:-$HERE/../../.venv/bin/python}"
-# KIND_VERSION, ETCD_VERSION, GO_VERSION of the version set whose node image is kindest/node:$VERSION
+# KIND_VERSION, ETCD_VERSION, GO_VERSION of the version set whose node image is kindest/node:$VERSION, and
+# BUILDER_KIND_VERSION, the kind that builds the node image (and whose images it holds)
 eval "$("$PYTHON" "$HERE/kind-images/kindimg.py" versions "$VERSION")"
 
 CACHE="${KIND_IMAGES_CACHE:-$HOME/.cache/kube-sched-bench}"
@@ -42,7 +43,7 @@ done_stamp() { [ -f "$OUT/.$1" ]; }
 stamp() { date -u +%FT%TZ >"$OUT/.$1"; }
 # The image kubeadm $VERSION asks for, by its last path element (pause, etcd, coredns...).
 kubeadm_image() { "$BIN/kubeadm" config images list --kubernetes-version "$VERSION" | grep "/$1:"; }
-kind_module() { go mod download -json "sigs.k8s.io/kind@$KIND_VERSION" | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["Dir"])'; }
+kind_module() { go mod download -json "sigs.k8s.io/kind@$BUILDER_KIND_VERSION" | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["Dir"])'; }
 
 build_binaries() {
   done_stamp binaries && return 0
@@ -84,7 +85,7 @@ GO
   GOBIN="$BIN" go install "github.com/coredns/coredns@$coredns"
   local provisioner
   provisioner=$(sed -n 's/^VERSION=//p' "$(kind_module)/images/local-path-provisioner/Makefile")
-  log "building local-path-provisioner $provisioner (the version kind $KIND_VERSION's image holds)"
+  log "building local-path-provisioner $provisioner (the version kind $BUILDER_KIND_VERSION's node image holds)"
   GOBIN="$BIN" go install "github.com/rancher/local-path-provisioner@$provisioner"
   log "building pause"
   (cd "$HERE/kind-images" && CGO_ENABLED=0 go build -trimpath -o "$BIN/pause" pause.go)
@@ -113,9 +114,9 @@ build_node() {
   local inputs
   inputs="$(image_id "$BASE_IMAGE") $(cat "$OUT/.images")"
   if [ "$(cat "$OUT/.node" 2>/dev/null)" = "$inputs" ] && [ -n "$(image_id "$NODE_IMAGE")" ]; then return 0; fi
-  if ! [ -x "$OUT/kind/kind" ]; then
-    log "building kind $KIND_VERSION"
-    GOBIN="$OUT/kind" go install "sigs.k8s.io/kind@$KIND_VERSION"
+  if ! [ -x "$OUT/kind/kind" ] || ! "$OUT/kind/kind" version | grep -q "^kind $BUILDER_KIND_VERSION "; then
+    log "building kind $BUILDER_KIND_VERSION (the node image's builder; the version set runs kind $KIND_VERSION)"
+    GOBIN="$OUT/kind" go install "sigs.k8s.io/kind@$BUILDER_KIND_VERSION"
   fi
   log "building $NODE_IMAGE from $OUT/server/kubernetes-server-linux-amd64.tar.gz on $BASE_IMAGE"
   "$OUT/kind/kind" build node-image --type file --base-image "$BASE_IMAGE" --image "$NODE_IMAGE" \

@@ -1,5 +1,6 @@
 """Helpers of tests/infra/kind-images.sh (test set-up only, never used by the product).
-    kindimg.py versions <kubernetes version>   shell assignments: the version set's kind, etcd and Go
+    kindimg.py versions <kubernetes version>   shell assignments: the version set's kind, etcd and Go, and the
+                                               kind that builds its node image
     kindimg.py node-version [version set]      the Kubernetes version of the set's node image (modern)
     kindimg.py pin <name> [version set]        the set's pin of one component (kueue, go...; modern)
     kindimg.py graph-only <scheduler>           its descriptor's build.graph_only modules, one per line
@@ -89,8 +90,10 @@ def rewrite_archive(source, target):
 def main(argv):
     if argv[:1] == ["versions"] and len(argv) == 2:
         name, pins = version_set(argv[1])
-        print("VERSION_SET=%s KIND_VERSION=%s ETCD_VERSION=%s GO_VERSION=%s"
-              % (name, pins["kind"], pins["etcd"], pins["go"]))
+        # kind before v0.20 builds node images only from a Kubernetes source tree, in containers it pulls: every
+        # node image is built by the modern set's kind (`--type file`), with what that kind's images hold.
+        print("VERSION_SET=%s KIND_VERSION=%s BUILDER_KIND_VERSION=%s ETCD_VERSION=%s GO_VERSION=%s"
+              % (name, pins["kind"], VERSION_SETS["modern"]["kind"], pins["etcd"], pins["go"]))
     elif argv[:1] == ["node-version"] and len(argv) <= 2:
         name = argv[1] if len(argv) == 2 else "modern"
         if name not in VERSION_SETS:
