@@ -23,7 +23,7 @@ if ! [[ "$VERSION" =~ ^v1\.[0-9]+\.[0-9]+$ ]]; then
   exit 2
 fi
 PYTHON="${KIND_IMAGES_PYTHON:-$HERE/../../.venv/bin/python}"
-# KIND_VERSION, ETCD_VERSION, GO_VERSION of the version set whose node image is kindest/node:$VERSION, and
+# KIND_VERSION, ETCD_VERSION (the build module's template needs one), GO_VERSION of the version set whose node image is kindest/node:$VERSION, and
 # BUILDER_KIND_VERSION, the kind that builds the node image (and whose images it holds)
 eval "$("$PYTHON" "$HERE/kind-images/kindimg.py" versions "$VERSION")"
 
@@ -47,10 +47,21 @@ kind_module() { go mod download -json "sigs.k8s.io/kind@$BUILDER_KIND_VERSION" |
 
 build_binaries() {
   done_stamp binaries && return 0
-  local module="$OUT/build/kubernetes" minor
+  local module="$OUT/build/kubernetes" etcd_module="$OUT/build/etcd" minor
   minor=$(echo "$VERSION" | cut -d. -f2)
-  mkdir -p "$module"
+  mkdir -p "$module" "$etcd_module"
+  # etcd is built in a module of its own: in one graph with an older Kubernetes (v1.27), etcd's newer
+  # OpenTelemetry leaves packages Kubernetes imports without a module ("finding module for package
+  # go.opentelemetry.io/otel/metric/global").
   "$PYTHON" "$HERE/kind-images/kindimg.py" gomod "$VERSION" "$ETCD_VERSION" >"$module/go.mod"
+  (cd "$module" && go mod edit -droprequire=go.etcd.io/etcd/server/v3)
+  # Every staging module of this release, as its own go.mod lists them (v1.27 has some that v1.32 dropped).
+  local kube_dir staging
+  kube_dir=$(go mod download -json "k8s.io/kubernetes@$VERSION" | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+  for staging in $(go mod edit -json "$kube_dir/go.mod" | "$PYTHON" -c 'import json,sys
+print(" ".join(r["Old"]["Path"] for r in json.load(sys.stdin).get("Replace") or [] if r["New"]["Path"].startswith("./staging/")))'); do
+    (cd "$module" && go mod edit -replace="$staging=$staging@v0.${VERSION#v1.}")
+  done
   cat >"$module/tools.go" <<'GO'
 //go:build tools
 
@@ -58,7 +69,6 @@ build_binaries() {
 package tools
 
 import (
-	_ "go.etcd.io/etcd/server/v3"
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 	_ "k8s.io/kubernetes/cmd/kube-proxy"
@@ -68,7 +78,7 @@ import (
 	_ "k8s.io/kubernetes/cmd/kubelet"
 )
 GO
-  log "building Kubernetes $VERSION (kubelet, kubeadm, kubectl, kube-proxy, control plane) and etcd $ETCD_VERSION with Go $GO_VERSION"
+  log "building Kubernetes $VERSION (kubelet, kubeadm, kubectl, kube-proxy, control plane) with Go $GO_VERSION"
   (cd "$module" && go mod tidy)
   local ldflags="-X k8s.io/component-base/version.gitVersion=$VERSION -X k8s.io/component-base/version.gitMajor=1"
   ldflags="$ldflags -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/client-go/pkg/version.gitVersion=$VERSION"
@@ -77,7 +87,14 @@ GO
     k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kubeadm k8s.io/kubernetes/cmd/kubectl \
     k8s.io/kubernetes/cmd/kube-proxy k8s.io/kubernetes/cmd/kube-apiserver \
     k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler)
-  (cd "$module" && go build -trimpath -o "$BIN/etcd" go.etcd.io/etcd/server/v3)
+  # The node's etcd is the one this kubeadm asks for (v1.32: the version sets' etcd; v1.27: 3.5.7).
+  local etcd
+  etcd="v$(kubeadm_image etcd | sed 's/.*://; s/-.*//')"
+  printf 'module sched-bench.local/build/etcd\n\ngo 1.23.0\n\nrequire go.etcd.io/etcd/server/v3 %s\n' "$etcd" \
+    >"$etcd_module/go.mod"
+  printf '//go:build tools\n\npackage tools\n\nimport _ "go.etcd.io/etcd/server/v3"\n' >"$etcd_module/tools.go"
+  log "building etcd $etcd (kubeadm $VERSION's) with Go $GO_VERSION"
+  (cd "$etcd_module" && go mod tidy && go build -trimpath -o "$BIN/etcd" go.etcd.io/etcd/server/v3)
   # The images kubeadm pulls besides its own, at the tags this kubeadm asks for.
   local coredns
   coredns=$(kubeadm_image coredns | sed 's/.*://')

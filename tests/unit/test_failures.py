@@ -23,3 +23,13 @@ def test_a_loop_without_item_messages_falls_back_to_its_own():
 def test_nothing_to_say():
     assert failure_line({}) == ""
     assert failure_line(None) == ""
+
+
+def test_a_failed_command_says_why_through_its_stderr():
+    result = {"msg": "non-zero return code", "rc": 1, "stderr": "Creating cluster ...\n ✗ Preparing nodes\n"
+              "ERROR: failed to create cluster: could not find a log line\n\n"}
+    assert failure_line(result) == "rc=1: ERROR: failed to create cluster: could not find a log line"
+    # Without stderr, or with a message of its own, the message stays.
+    assert failure_line({"msg": "non-zero return code", "rc": 2, "stderr": ""}) == "non-zero return code"
+    assert failure_line({"msg": "kind_cluster_wait must be a number", "stderr": "noise"}) == "kind_cluster_wait must be a number"
+
