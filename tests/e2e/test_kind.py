@@ -17,8 +17,6 @@ from its Go module.
 """
 import os
 import pathlib
-import subprocess
-import sys
 import time
 
 import pytest
@@ -47,6 +45,7 @@ from infra.kind_ready import (
     docker,
     not_ready,
 )
+from infra.molecule_run import molecule_test
 from infra.release_mirror import build_release_manifests, serve, templates
 
 PODS = 5
@@ -232,16 +231,11 @@ def test_five_schedulers_on_kind(tmp_path, bench_vars):
 def test_molecule_kind_cluster(tmp_path):
     """`molecule test -s kind_cluster`: the roles create a Ready one-node cluster whose API server writes the audit
     log on the host, through the machine's engine (molecule/kind_cluster/molecule.yml); its cleanup leaves nothing."""
-    root = pathlib.Path(__file__).resolve().parents[2]
-    env = dict(os.environ, PATH=str(pathlib.Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
     log_path = tmp_path / "kind_cluster.log"
-    started = time.monotonic()
-    with open(log_path, "w", encoding="utf-8") as log:
-        result = subprocess.run([sys.executable, "-m", "molecule", "test", "-s", "kind_cluster"], cwd=root, env=env,
-                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, check=False)
-    print("molecule test -s kind_cluster: %.0f s (log %s)" % (time.monotonic() - started, log_path))
+    returncode, seconds = molecule_test("kind_cluster", log_path)
+    print("molecule test -s kind_cluster: %.0f s (log %s)" % (seconds, log_path))
     text = log_path.read_text(encoding="utf-8", errors="replace")
-    assert result.returncode == 0, "molecule test -s kind_cluster failed; last lines:\n" + "\n".join(text.splitlines()[-80:])
+    assert returncode == 0, "molecule test -s kind_cluster failed; last lines:\n" + "\n".join(text.splitlines()[-80:])
     # The verify play ran its checks (a scenario that skipped them would pass too).
     assert "TASK [Check that the one node is Ready" in text
     assert "TASK [Check that it recorded the pod's creation" in text

@@ -8,14 +8,11 @@ one lane one after another, the lanes at once. The two that run bench.yml inside
 and so do the two that build Go inside containers, as a fresh machine builds their caches once. The lanes start
 when collection ends (tests/conftest.py), so that they run while the session's other tests do.
 """
-import os
 import pathlib
-import subprocess
-import sys
 import threading
-import time
 
 import pytest
+from infra.molecule_run import molecule_test
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # kind_cluster creates a real kind cluster from the node image `make kind-images` builds: tests/e2e/test_kind.py
@@ -31,19 +28,6 @@ def test_every_scenario_is_collected_and_in_a_lane():
     assert {"docker", "golang", "kind", "registry", "fleet", "python_bootstrap"} <= set(SCENARIOS)
     assert all((ROOT / "molecule" / name / "molecule.yml").exists() for name in KIND_SCENARIOS)
     assert sorted(name for lane in LANES for name in lane) == SCENARIOS
-
-
-def molecule_test(scenario, log_path):
-    """`molecule test -s <scenario>`, its output in ``log_path``; (return code, seconds)."""
-    # Molecule's own colour settings, as when a user runs `molecule test -s <scenario>`: the
-    # scenarios must not depend on them (the fleet scenario reads the output of an inner run).
-    env = dict(os.environ)
-    env["PATH"] = str(pathlib.Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    started = time.monotonic()
-    with open(log_path, "w", encoding="utf-8") as log:
-        result = subprocess.run([sys.executable, "-m", "molecule", "test", "-s", scenario], cwd=ROOT, env=env,
-                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, check=False)
-    return result.returncode, time.monotonic() - started
 
 
 class Lanes:
