@@ -43,7 +43,9 @@ done_stamp() { [ -f "$OUT/.$1" ]; }
 stamp() { date -u +%FT%TZ >"$OUT/.$1"; }
 # The image kubeadm $VERSION asks for, by its last path element (pause, etcd, coredns...).
 kubeadm_image() { "$BIN/kubeadm" config images list --kubernetes-version "$VERSION" | grep "/$1:"; }
-kind_module() { go mod download -json "sigs.k8s.io/kind@$BUILDER_KIND_VERSION" | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["Dir"])'; }
+# Where the module cache holds <module>@<version> (downloaded if it is not there).
+module_dir() { go mod download -json "$1" | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["Dir"])'; }
+kind_module() { module_dir "sigs.k8s.io/kind@$BUILDER_KIND_VERSION"; }
 
 build_binaries() {
   done_stamp binaries && return 0
@@ -57,7 +59,7 @@ build_binaries() {
   (cd "$module" && go mod edit -droprequire=go.etcd.io/etcd/server/v3)
   # Every staging module of this release, as its own go.mod lists them (v1.27 has some that v1.32 dropped).
   local kube_dir staging
-  kube_dir=$(go mod download -json "k8s.io/kubernetes@$VERSION" | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+  kube_dir=$(module_dir "k8s.io/kubernetes@$VERSION")
   for staging in $(go mod edit -json "$kube_dir/go.mod" | "$PYTHON" -c 'import json,sys
 print(" ".join(r["Old"]["Path"] for r in json.load(sys.stdin).get("Replace") or [] if r["New"]["Path"].startswith("./staging/")))'); do
     (cd "$module" && go mod edit -replace="$staging=$staging@v0.${VERSION#v1.}")
