@@ -77,12 +77,13 @@ base-image: docker
 	hack/base-image.sh
 	hack/base-image.sh nopython
 
-## kind-images: test machines only: privileged containers for kind (runc-capfilter) and kind's node image
-## kindest/node:<KIND_IMAGES_VERSION> built offline from source (cached; not part of `make test`)
-KIND_IMAGES_VERSION = $(shell $(VENV)/bin/python tests/infra/kind-images/kindimg.py node-version)
+## kind-images: test machines only: privileged containers for kind (runc-capfilter) and kind's node images
+## kindest/node:<version> of every version set (modern, legacy-kernel), built offline from source (cached; not part
+## of `make test`)
+KIND_IMAGES_VERSIONS = $(shell $(VENV)/bin/python tests/infra/kind-images/kindimg.py node-versions)
 kind-images: setup docker
 	tests/infra/kind-docker.sh
-	tests/infra/kind-images.sh $(KIND_IMAGES_VERSION)
+	for version in $(KIND_IMAGES_VERSIONS); do tests/infra/kind-images.sh $$version || exit 1; done
 
 ## scheduler-images: test machines only: the images of the releases test-kind deploys, built from source with
 ## the names their release manifests give them (tests/infra/scheduler-images.sh), and the local registry's image
@@ -91,8 +92,9 @@ scheduler-images: setup docker kind-images
 	tests/infra/scheduler-images.sh
 	hack/registry-image.sh
 
-## test-kind: test machines only: bench.yml on the kind runtime (the schedulers of scheduler-images) after building
-## its images (cached); `make test` and `make test-e2e` leave tests/e2e/test_kind.py out
+## test-kind: test machines only: bench.yml on the kind runtime (the schedulers of scheduler-images; two of them
+## on the old-kernel set too) after building its images (cached); `make test` and `make test-e2e`
+## leave tests/e2e/test_kind.py out
 test-kind: base-image kind-images scheduler-images
 	$(VENV)/bin/python -m pytest tests/e2e/test_kind.py $(PYTEST_ARGS)
 

@@ -24,6 +24,10 @@ import schedulers as descriptors  # noqa: E402 - module_utils is not a package h
 CGROUPNS_MIN_KERNEL = (4, 6)
 # kind v0.20.0 made --cgroupns=private unconditional.
 KIND_PRIVATE_CGROUPNS_SINCE = (0, 20, 0)
+# kube-controller-manager has taken --concurrent-job-syncs since Kubernetes 1.28; before, its job controller synced
+# this many Jobs at once (the flag's default since).
+JOB_SYNCS_FLAG_SINCE = (1, 28, 0)
+JOB_SYNCS_BEFORE_FLAG = 5
 
 VERSION_SETS = {
     "modern": {
@@ -171,6 +175,42 @@ def version_set(kernel_release, pins=None):
     return chosen
 
 
+def node_kubernetes(versions):
+    """(major, minor, patch) of the Kubernetes the kind node image of ``versions`` (version_set's) runs, from its tag;
+    None when the tag is not a version."""
+    tag = versions["node_image"].split("@", 1)[0].rsplit(":", 1)[-1]
+    try:
+        return semver(tag)
+    except AnsibleFilterError:
+        return None
+
+
+def takes_job_syncs(versions):
+    """Whether the kind node's kube-controller-manager takes --concurrent-job-syncs (an unknown tag: assume so)."""
+    kubernetes = node_kubernetes(versions)
+    return kubernetes is None or kubernetes >= JOB_SYNCS_FLAG_SINCE
+
+
+def kind_controller_manager_args(versions, api_qps, api_burst, job_syncs):
+    """kube-controller-manager's extra arguments on a kind cluster of ``versions``: the client rate and, where the
+    node's Kubernetes takes it, the job controller's syncs (kind_job_syncs_problem refuses other syncs before)."""
+    args = {"kube-api-qps": api_qps, "kube-api-burst": api_burst}
+    if takes_job_syncs(versions):
+        args["concurrent-job-syncs"] = job_syncs
+    return args
+
+
+def kind_job_syncs_problem(versions, job_syncs, name="bench_controller_manager_job_syncs"):
+    """The sentence that refuses ``job_syncs`` on a kind node whose kube-controller-manager cannot take them, or ''."""
+    if takes_job_syncs(versions) or int(job_syncs) == JOB_SYNCS_BEFORE_FLAG:
+        return ""
+    return ("%s=%s is not allowed on this host's kind cluster: its node image %s runs Kubernetes %s, whose "
+            "kube-controller-manager has no --concurrent-job-syncs (1.28 and later) and syncs %d Jobs at once; "
+            "leave it at %d or pin a newer node_image" % (name, job_syncs, versions["node_image"],
+                                                     ".".join(map(str, node_kubernetes(versions)[:2])),
+                                                     JOB_SYNCS_BEFORE_FLAG, JOB_SYNCS_BEFORE_FLAG))
+
+
 def version_set_problem(kernel_release, pins=None, name="bench_version_pins"):
     """The sentence version_set would fail with, naming ``name`` (the variable that holds the pins) and its
     value, or an empty string."""
@@ -221,4 +261,6 @@ class FilterModule:
     def filters(self):
         return {"version_set": version_set, "version_set_problem": version_set_problem, "has_cgroupns": has_cgroupns,
                 "python_bootstrap": python_bootstrap, "download_checksums": download_checksums, "go_arch": go_arch,
-                "kubernetes_staging_replaces": kubernetes_staging_replaces}
+                "kubernetes_staging_replaces": kubernetes_staging_replaces,
+                "kind_controller_manager_args": kind_controller_manager_args,
+                "kind_job_syncs_problem": kind_job_syncs_problem}

@@ -1,8 +1,9 @@
 """bench.yml on the kind runtime, end to end on this machine: Docker, the local registry, a kind
 cluster with the seed's audit policy, kwok beside it, the five schedulers (the default scheduler, Kueue, Volcano,
 YuniKorn and coscheduling), the load test timed from the audit log, the results fetched, and a teardown that
-leaves nothing. The molecule scenario kind_cluster (a real cluster from the kind_cluster role on a systemd host) runs
-here too, as it needs the node image.
+leaves nothing. The same on the old-kernel version set (kind v0.19.0, node image v1.27.1) for the default scheduler
+and Kueue, as on a CentOS 7 host. The molecule scenario kind_cluster (a real cluster from the kind_cluster role on a
+systemd host) runs here too, as it needs the node image.
 
 Nothing can be pulled here, so the images are built beforehand from source (`make test-kind`:
 `make kind-images` for kind's node image, tests/infra/scheduler-images.sh for the batch schedulers',
@@ -17,6 +18,7 @@ from its Go module.
 """
 import os
 import pathlib
+import signal
 import time
 
 import pytest
@@ -47,6 +49,7 @@ from infra.kind_ready import (
 )
 from infra.molecule_run import molecule_test
 from infra.release_mirror import build_release_manifests, serve, templates
+from sched_calibration import JOBS_SYNCED
 
 PODS = 5
 # The manifest server's ports, apart from test_kind_manifests' (20090-20099) and conftest's random ranges.
@@ -101,15 +104,24 @@ def go_env_of(pod, container_name):
     return {entry["name"]: entry.get("value") for entry in container.get("env") or [] if entry["name"].startswith("GO")}
 
 
-def ours_left(workspace):
-    """What the run could leave behind: kind's node containers, the registry, the kind network, processes."""
+def volumes():
+    return set(docker("volume", "ls", "-q").stdout.split())
+
+
+def ours_left(workspace, volumes_before):
+    """What the run could leave behind: kind's node containers and their /var volumes, the registry, the kind
+    network, processes."""
     return {
         "kind containers": docker("ps", "-aq", "--filter", "label=" + KIND_LABEL).stdout.split(),
         "registry container": docker("ps", "-aq", "--filter", "name=^kind-registry$").stdout.split(),
         "kind network": [name for name in docker("network", "ls", "--format", "{{.Name}}").stdout.split()
                          if name == "kind"],
+        "volumes": sorted(volumes() - volumes_before),
         "processes": processes_mentioning(str(workspace)),
     }
+
+
+NOTHING_LEFT = {"kind containers": [], "registry container": [], "kind network": [], "volumes": [], "processes": []}
 
 
 def local_images(images):
@@ -117,26 +129,32 @@ def local_images(images):
     return sorted("localhost:5001/" + image.removeprefix("docker.io/") for image in images)
 
 
-def test_five_schedulers_on_kind(tmp_path, bench_vars):
-    started = time.monotonic()
-    # A kind cluster of someone else would share the kind network: the last check could not hold.
-    assert docker("ps", "-aq", "--filter", "label=" + KIND_LABEL).stdout.split() == [], "a kind cluster already runs"
+def bench_on_kind(tmp_path, bench_vars, label, releases, **extra):
+    """bench.yml on the kind runtime with a small load, the release manifests of ``releases`` served like their
+    upstream URLs (and the charts' repository); returns the runner."""
     work = tmp_path / "work"
     work.mkdir()
-    build_release_manifests(tmp_path / "mirror", work, names=RELEASES)
+    build_release_manifests(tmp_path / "mirror", work, names=releases)
     REGISTRY_DATA.mkdir(parents=True, exist_ok=True)
-    extravars = dict(bench_vars, bench_runtime="kind", bench_schedulers=SCHEDULERS, bench_nodes=5, bench_jobs=PODS,
-                     bench_pods_per_job=1, bench_pod_duration=1, bench_timeout=300,
-                     registry_image=REGISTRY_IMAGE, registry_data_dir=str(REGISTRY_DATA), **KIND_CPU, **KNOBS,
-                     **mirror_vars())
+    extravars = dict(bench_vars, bench_runtime="kind", bench_nodes=5, bench_jobs=PODS, bench_pods_per_job=1,
+                     bench_pod_duration=1, bench_timeout=300, registry_image=REGISTRY_IMAGE,
+                     registry_data_dir=str(REGISTRY_DATA), **KIND_CPU, **mirror_vars(), **extra)
     server, base = serve(tmp_path / "mirror", SERVER_PORTS)
     try:
         extravars["scheduler_release_manifest_urls"] = templates(base)
         extravars["scheduler_chart_repository_urls"] = chart_repositories(base)
-        runner = run_playbook(tmp_path, "bench.yml", extravars, label="kind")
+        return run_playbook(tmp_path, "bench.yml", extravars, label=label)
     finally:
         server.kill()
         server.wait()
+
+
+def test_five_schedulers_on_kind(tmp_path, bench_vars):
+    started = time.monotonic()
+    # A kind cluster of someone else would share the kind network: the last check could not hold.
+    assert docker("ps", "-aq", "--filter", "label=" + KIND_LABEL).stdout.split() == [], "a kind cluster already runs"
+    volumes_before = volumes()
+    runner = bench_on_kind(tmp_path, bench_vars, "kind", RELEASES, bench_schedulers=SCHEDULERS, **KNOBS)
     workspace = pathlib.Path(bench_vars["bench_workspace"])
     try:
         assert runner.rc == 0, failure_text(runner)
@@ -212,17 +230,85 @@ def test_five_schedulers_on_kind(tmp_path, bench_vars):
         yunikorn = [record for record in deployed if record.get("name") == "yunikorn" and record.get("images")][-1]
         assert yunikorn["containers_left_out"] == ["Deployment yunikorn/yunikorn-scheduler: yunikorn-scheduler-web"]
         # Nothing of the run is left: no node, registry, network or process.
-        assert ours_left(workspace) == {"kind containers": [], "registry container": [], "kind network": [],
-                                        "processes": []}
+        assert ours_left(workspace, volumes_before) == NOTHING_LEFT
         # A second teardown finds nothing and fails on nothing.
         down = dict(bench_vars, bench_runtime="kind")
         down.pop("bench_run_id")
         again = run_playbook(tmp_path, "playbooks/teardown.yml", down, label="down")
         assert again.rc == 0, failure_text(again)
     finally:
-        left = ours_left(workspace)
+        left = ours_left(workspace, volumes_before)
         if any(left.values()):
             down = dict(bench_vars, bench_runtime="kind")
+            down.pop("bench_run_id")
+            run_playbook(tmp_path, "playbooks/teardown.yml", down, label="cleanup")
+    print("test wall time: %.0f s" % (time.monotonic() - started))
+
+
+# CentOS 7's kernel: no cgroup namespaces, so the run takes the old-kernel version set (kind v0.19.0, node image
+# v1.27.1, Go 1.23.10) on this machine, whose own kernel has them.
+OLD_KERNEL = "3.10.0-1160.el7.x86_64"
+DAEMON_JSON = pathlib.Path("/etc/docker/daemon.json")
+
+
+@pytest.fixture
+def daemon_json_restored():
+    """The old-kernel set writes default-cgroupns-mode host into the engine's daemon.json: this machine's file is put
+    back afterwards and dockerd reloaded, as the docker role reloads an engine started by hand."""
+    before = DAEMON_JSON.read_bytes() if DAEMON_JSON.exists() else None
+    yield
+    if before is None:
+        DAEMON_JSON.unlink(missing_ok=True)
+    elif DAEMON_JSON.read_bytes() != before:
+        DAEMON_JSON.write_bytes(before)
+    os.kill(int(pathlib.Path("/var/run/docker.pid").read_text(encoding="utf-8")), signal.SIGHUP)
+
+
+def test_old_kernel_set_on_kind(tmp_path, bench_vars, daemon_json_restored):
+    """bench.yml as on a CentOS 7 host: kind v0.19.0 built with Go 1.23.10 starts its v1.27.1 node in the host's cgroup
+    namespace, with the audit log; the default scheduler and Kueue bind every pod, timed from it."""
+    started = time.monotonic()
+    assert docker("ps", "-aq", "--filter", "label=" + KIND_LABEL).stdout.split() == [], "a kind cluster already runs"
+    volumes_before = volumes()
+    runner = bench_on_kind(tmp_path, bench_vars, "kind-old-kernel", ("kueue",), bench_schedulers=["default", "kueue"],
+                           bench_kernel_release=OLD_KERNEL, bench_calibrate=True)
+    workspace = pathlib.Path(bench_vars["bench_workspace"])
+    try:
+        assert runner.rc == 0, failure_text(runner)
+        assert DAEMON_JSON.exists() and '"default-cgroupns-mode": "host"' in DAEMON_JSON.read_text(encoding="utf-8")
+        for scheduler in ("default", "kueue"):
+            out, summary, env = scheduler_results(bench_vars, scheduler)
+            assert env["versions"]["set"] == "legacy-kernel" and env["system"]["cgroupns"] is False, env["versions"]
+            pins = env["versions"]["pins"]
+            assert (pins["kind"], pins["node_image"], pins["go"], pins["cgroupns_private"]) == (
+                "v0.19.0", "kindest/node:v1.27.1", "1.23.10", False), pins
+            assert env["versions"]["go"]["version"] == "1.23.10", env["versions"]["go"]
+            assert (summary["pods_created"], summary["pods_bound"], summary["complete"]) == (PODS, PODS, True), scheduler
+            assert summary["timing_source"] == "audit", scheduler
+            rows = read_rows(out, "pods.csv")
+            created, bound = audit_bindings(env["audit_log"]["on_host"])
+            for row in rows:
+                assert (row["created"], row["bound"]) == (created[row["pod"]], bound[row["pod"]]), (scheduler, row)
+            # The control plane is the node image's v1.27.1, its kube-controller-manager without the syncs flag
+            # that 1.27 does not have (its client rate still raised).
+            system_pods = created_pods(env["audit_log"]["on_host"], "kube-system")
+            images = {pod["spec"]["containers"][0]["image"] for name, pod in system_pods.items()
+                      if name.startswith(("kube-apiserver-", "kube-controller-manager-"))}
+            assert images == {"registry.k8s.io/kube-apiserver:v1.27.1",
+                              "registry.k8s.io/kube-controller-manager:v1.27.1"}, images
+            manager = [pod for name, pod in system_pods.items() if name.startswith("kube-controller-manager-")][0]
+            command = manager["spec"]["containers"][0]["command"]
+            assert "--kube-api-qps=1000" in command and not any("job-syncs" in arg for arg in command), command
+        kueue_env = scheduler_results(bench_vars, "kueue")[2]
+        assert len(kueue_admissions(kueue_env["audit_log"]["on_host"])) == PODS
+        # Kubernetes 1.27 drops the calibration Jobs' spec.managedBy: the record and a warning say so.
+        assert kueue_env["calibration"]["api_create"]["object"] == JOBS_SYNCED, kueue_env["calibration"]
+        output = " ".join(pathlib.Path(runner.config.artifact_dir, "stdout").read_text(encoding="utf-8").split())
+        assert "dropped the probe Jobs' spec.managedBy" in output, "no warning about spec.managedBy"
+        assert ours_left(workspace, volumes_before) == NOTHING_LEFT
+    finally:
+        if any(ours_left(workspace, volumes_before).values()):
+            down = dict(bench_vars, bench_runtime="kind", bench_kernel_release=OLD_KERNEL)
             down.pop("bench_run_id")
             run_playbook(tmp_path, "playbooks/teardown.yml", down, label="cleanup")
     print("test wall time: %.0f s" % (time.monotonic() - started))
@@ -232,6 +318,7 @@ def test_molecule_kind_cluster(tmp_path):
     """`molecule test -s kind_cluster`: the roles create a Ready one-node cluster whose API server writes the audit
     log on the host, through the machine's engine (molecule/kind_cluster/molecule.yml); its cleanup leaves nothing."""
     log_path = tmp_path / "kind_cluster.log"
+    volumes_before = volumes()
     returncode, seconds = molecule_test("kind_cluster", log_path)
     print("molecule test -s kind_cluster: %.0f s (log %s)" % (seconds, log_path))
     text = log_path.read_text(encoding="utf-8", errors="replace")
@@ -239,4 +326,4 @@ def test_molecule_kind_cluster(tmp_path):
     # The verify play ran its checks (a scenario that skipped them would pass too).
     assert "TASK [Check that the one node is Ready" in text
     assert "TASK [Check that it recorded the pod's creation" in text
-    assert ours_left(tmp_path) == {"kind containers": [], "registry container": [], "kind network": [], "processes": []}
+    assert ours_left(tmp_path, volumes_before) == NOTHING_LEFT

@@ -141,6 +141,12 @@ build_node() {
   "$OUT/kind/kind" build node-image --type file --base-image "$BASE_IMAGE" --image "$NODE_IMAGE" \
     "$OUT/server/kubernetes-server-linux-amd64.tar.gz"
   echo "$inputs" >"$OUT/.node"
+  # The test registries (test_kind's and bench_kind's, molecule kind_cluster's) keep images by tag, and the product
+  # pushes a tag only when its registry lacks it: forget the old node image there, so that the next run pushes this.
+  local store
+  for store in "$CACHE/kind-e2e-registry" "${SCHED_BENCH_KIND_SHARED:-/var/tmp/kube-sched-bench-molecule}/registry"; do
+    rm -rf "$store/docker/registry/v2/repositories/kindest/node/_manifests/tags/$VERSION"
+  done
 }
 
 START=$(date +%s)

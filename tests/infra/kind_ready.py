@@ -9,7 +9,8 @@ from version_matrix import VERSION_SETS
 from infra.release_mirror import CACHE, VERSIONS
 
 REGISTRY_IMAGE = "sched-bench/registry:debian"
-NODE_IMAGE = VERSION_SETS["modern"]["node_image"]
+# test_kind runs the modern set and the old-kernel one (kind v0.19.0 on its own node image).
+NODE_IMAGES = sorted({pins["node_image"] for pins in VERSION_SETS.values()})
 KUEUE_IMAGE = "registry.k8s.io/kueue/kueue:" + VERSIONS["kueue"]
 VOLCANO_IMAGES = ["docker.io/volcanosh/vc-%s:%s" % (component, VERSIONS["volcano"])
                   for component in ("scheduler", "controller-manager", "webhook-manager")]
@@ -43,7 +44,7 @@ def not_ready():
     precondition and .ci/run's check (tests/infra/kind_warm.py)."""
     if docker("info").returncode != 0:
         return "no Docker engine answers"
-    missing = [image for image in (NODE_IMAGE, KUEUE_IMAGE, REGISTRY_IMAGE, *VOLCANO_IMAGES, *YUNIKORN_IMAGES,
+    missing = [image for image in (*NODE_IMAGES, KUEUE_IMAGE, REGISTRY_IMAGE, *VOLCANO_IMAGES, *YUNIKORN_IMAGES,
                                    *COSCHEDULING_IMAGES)
                if docker("image", "inspect", image).returncode]
     return "images not built: %s" % ", ".join(missing) if missing else None

@@ -83,6 +83,9 @@ def test_the_api_probe_result():
         "object": "Job (suspended)", "round_s": cal.API_ROUND_S, "rounds_jobs_per_s": [450.0, 490.2, 489.8],
         "jobs_per_s": {"median": 489.8, "min": 450.0, "max": 490.2, "spread_pct": 8.2},   # 40.2 / 489.8
         "jobs_created": 1430, "ceiling_pods_per_s": 1469.4, "duration_s": 6.32}
+    # Where the API server dropped spec.managedBy (Kubernetes 1.27 on the old-kernel set), the record says so.
+    synced = cal.api_result([(450, 1.0), (500, 1.02), (480, 0.98)], 3, 6.321, managed_by_kept=False)
+    assert synced == dict(result, object=cal.JOBS_SYNCED) and "job controller" in synced["object"]
 
 
 def test_the_cpu_probe_result():

@@ -124,7 +124,29 @@ def test_unreadable_kernel_releases_are_refused(kernel):
 def test_filters_are_registered():
     filters = matrix.FilterModule().filters()
     assert set(filters) == {"version_set", "version_set_problem", "has_cgroupns", "python_bootstrap", "download_checksums",
-                            "go_arch", "kubernetes_staging_replaces"}
+                            "go_arch", "kubernetes_staging_replaces", "kind_controller_manager_args",
+                            "kind_job_syncs_problem"}
+
+
+def test_kind_job_syncs_flag_only_where_the_nodes_kubernetes_takes_it():
+    legacy, modern = matrix.version_set(LEGACY[0]), matrix.version_set(MODERN[0])
+    assert matrix.kind_controller_manager_args(modern, 700, 750, 8) == {
+        "kube-api-qps": 700, "kube-api-burst": 750, "concurrent-job-syncs": 8}
+    # Kubernetes 1.27 (the legacy set's node image) has no --concurrent-job-syncs: kube-controller-manager would exit.
+    assert matrix.kind_controller_manager_args(legacy, 700, 750, 5) == {"kube-api-qps": 700, "kube-api-burst": 750}
+    pinned = matrix.version_set(MODERN[0], {"node_image": "kindest/node:v1.27.3@sha256:" + "a" * 64})
+    assert "concurrent-job-syncs" not in matrix.kind_controller_manager_args(pinned, 1, 1, 5)
+    unknown = matrix.version_set(MODERN[0], {"node_image": "example.org/node:latest"})
+    assert "concurrent-job-syncs" in matrix.kind_controller_manager_args(unknown, 1, 1, 5)
+
+
+def test_kind_job_syncs_other_than_the_old_fixed_number_are_refused_on_kubernetes_1_27():
+    legacy, modern = matrix.version_set(LEGACY[0]), matrix.version_set(MODERN[0])
+    assert matrix.kind_job_syncs_problem(legacy, 5) == ""
+    assert matrix.kind_job_syncs_problem(modern, 20) == ""
+    problem = matrix.kind_job_syncs_problem(legacy, 20)
+    assert problem.startswith("bench_controller_manager_job_syncs=20 is not allowed")
+    assert "kindest/node:v1.27.1 runs Kubernetes 1.27" in problem and "leave it at 5" in problem
 
 
 @pytest.mark.parametrize("group", ["modern", "centos7"])

@@ -2,6 +2,7 @@
     kindimg.py versions <kubernetes version>   shell assignments: the version set's kind, etcd and Go, and the
                                                kind that builds its node image
     kindimg.py node-version [version set]      the Kubernetes version of the set's node image (modern)
+    kindimg.py node-versions                   those of every set, one per line
     kindimg.py pin <name> [version set]        the set's pin of one component (kueue, go...; modern)
     kindimg.py graph-only <scheduler>           its descriptor's build.graph_only modules, one per line
     kindimg.py gomod <kubernetes version> <etcd version>
@@ -99,6 +100,9 @@ def main(argv):
         if name not in VERSION_SETS:
             raise SystemExit("kind-images: version set %s does not exist; allowed: %s" % (name, ", ".join(VERSION_SETS)))
         print(VERSION_SETS[name]["node_image"].split(":", 1)[1])
+    elif argv == ["node-versions"]:
+        for version in sorted({pins["node_image"].split(":", 1)[1] for pins in VERSION_SETS.values()}):
+            print(version)
     elif argv[:1] == ["pin"] and len(argv) in (2, 3):
         pins = VERSION_SETS.get(argv[2] if len(argv) == 3 else "modern")
         if pins is None or argv[1] not in pins:
