@@ -16,6 +16,7 @@ Volcano's taken from its module at the tag, and both served on 127.0.0.1 like th
 (tests/infra/release_mirror.py), with YuniKorn's chart repository from the mirror; coscheduling's chart comes
 from its Go module.
 """
+import contextlib
 import os
 import pathlib
 import signal
@@ -149,14 +150,35 @@ def bench_on_kind(tmp_path, bench_vars, label, releases, **extra):
         server.wait()
 
 
-def test_five_schedulers_on_kind(tmp_path, bench_vars):
-    started = time.monotonic()
-    # A kind cluster of someone else would share the kind network: the last check could not hold.
+def teardown_kind(tmp_path, bench_vars, label, **extra):
+    """playbooks/teardown.yml on the kind runtime for every run of ``bench_vars``' workspace; returns the runner."""
+    down = dict(bench_vars, bench_runtime="kind", **extra)
+    down.pop("bench_run_id")
+    return run_playbook(tmp_path, "playbooks/teardown.yml", down, label=label)
+
+
+@contextlib.contextmanager
+def kind_run_cleaned(tmp_path, bench_vars, **extra):
+    """Around a kind run of ``bench_vars``: no kind cluster before it (another's would share the kind network, and the
+    checks of what is left could not hold), and whatever it left torn down afterwards (``extra``: the run's variables
+    that the teardown needs too). Yields a function that tells what is left (ours_left)."""
     assert docker("ps", "-aq", "--filter", "label=" + KIND_LABEL).stdout.split() == [], "a kind cluster already runs"
     volumes_before = volumes()
-    runner = bench_on_kind(tmp_path, bench_vars, "kind", RELEASES, bench_schedulers=SCHEDULERS, **KNOBS)
     workspace = pathlib.Path(bench_vars["bench_workspace"])
+
+    def left():
+        return ours_left(workspace, volumes_before)
     try:
+        yield left
+    finally:
+        if any(left().values()):
+            teardown_kind(tmp_path, bench_vars, "cleanup", **extra)
+
+
+def test_five_schedulers_on_kind(tmp_path, bench_vars):
+    started = time.monotonic()
+    with kind_run_cleaned(tmp_path, bench_vars) as left:
+        runner = bench_on_kind(tmp_path, bench_vars, "kind", RELEASES, bench_schedulers=SCHEDULERS, **KNOBS)
         assert runner.rc == 0, failure_text(runner)
         for scheduler in SCHEDULERS:
             out, summary, env = scheduler_results(bench_vars, scheduler)
@@ -229,19 +251,11 @@ def test_five_schedulers_on_kind(tmp_path, bench_vars):
             assert sorted(record["images"]) == local_images(images), record
         yunikorn = [record for record in deployed if record.get("name") == "yunikorn" and record.get("images")][-1]
         assert yunikorn["containers_left_out"] == ["Deployment yunikorn/yunikorn-scheduler: yunikorn-scheduler-web"]
-        # Nothing of the run is left: no node, registry, network or process.
-        assert ours_left(workspace, volumes_before) == NOTHING_LEFT
+        # Nothing of the run is left: no node, its volume, registry, network or process.
+        assert left() == NOTHING_LEFT
         # A second teardown finds nothing and fails on nothing.
-        down = dict(bench_vars, bench_runtime="kind")
-        down.pop("bench_run_id")
-        again = run_playbook(tmp_path, "playbooks/teardown.yml", down, label="down")
+        again = teardown_kind(tmp_path, bench_vars, "down")
         assert again.rc == 0, failure_text(again)
-    finally:
-        left = ours_left(workspace, volumes_before)
-        if any(left.values()):
-            down = dict(bench_vars, bench_runtime="kind")
-            down.pop("bench_run_id")
-            run_playbook(tmp_path, "playbooks/teardown.yml", down, label="cleanup")
     print("test wall time: %.0f s" % (time.monotonic() - started))
 
 
@@ -268,12 +282,10 @@ def test_old_kernel_set_on_kind(tmp_path, bench_vars, daemon_json_restored):
     """bench.yml as on a CentOS 7 host: kind v0.19.0 built with Go 1.23.10 starts its v1.27.1 node in the host's cgroup
     namespace, with the audit log; the default scheduler and Kueue bind every pod, timed from it."""
     started = time.monotonic()
-    assert docker("ps", "-aq", "--filter", "label=" + KIND_LABEL).stdout.split() == [], "a kind cluster already runs"
-    volumes_before = volumes()
-    runner = bench_on_kind(tmp_path, bench_vars, "kind-old-kernel", ("kueue",), bench_schedulers=["default", "kueue"],
-                           bench_kernel_release=OLD_KERNEL, bench_calibrate=True)
-    workspace = pathlib.Path(bench_vars["bench_workspace"])
-    try:
+    with kind_run_cleaned(tmp_path, bench_vars, bench_kernel_release=OLD_KERNEL) as left:
+        runner = bench_on_kind(tmp_path, bench_vars, "kind-old-kernel", ("kueue",),
+                               bench_schedulers=["default", "kueue"], bench_kernel_release=OLD_KERNEL,
+                               bench_calibrate=True)
         assert runner.rc == 0, failure_text(runner)
         assert DAEMON_JSON.exists() and '"default-cgroupns-mode": "host"' in DAEMON_JSON.read_text(encoding="utf-8")
         for scheduler in ("default", "kueue"):
@@ -305,12 +317,7 @@ def test_old_kernel_set_on_kind(tmp_path, bench_vars, daemon_json_restored):
         assert kueue_env["calibration"]["api_create"]["object"] == JOBS_SYNCED, kueue_env["calibration"]
         output = " ".join(pathlib.Path(runner.config.artifact_dir, "stdout").read_text(encoding="utf-8").split())
         assert "dropped the probe Jobs' spec.managedBy" in output, "no warning about spec.managedBy"
-        assert ours_left(workspace, volumes_before) == NOTHING_LEFT
-    finally:
-        if any(ours_left(workspace, volumes_before).values()):
-            down = dict(bench_vars, bench_runtime="kind", bench_kernel_release=OLD_KERNEL)
-            down.pop("bench_run_id")
-            run_playbook(tmp_path, "playbooks/teardown.yml", down, label="cleanup")
+        assert left() == NOTHING_LEFT
     print("test wall time: %.0f s" % (time.monotonic() - started))
 
 
