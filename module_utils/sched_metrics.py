@@ -202,7 +202,10 @@ class AuditTimes:
             meta = (event.get("responseObject") or {}).get("metadata") or {}
             name = meta.get("name") or ref.get("name")
             if name:
-                self.job_created.setdefault(name, when)
+                # When the API server received it: the job controller acts on the commit's watch event, so a
+                # pod's create can complete before the Job's own response does.
+                received = event.get("requestReceivedTimestamp")
+                self.job_created.setdefault(name, parse_time_us(received) if received else when)
 
     def _admission(self, ref, sent, when):
         """An update or patch that admits a job: of a Job, the one that sets spec.suspend false; of a scheduler's

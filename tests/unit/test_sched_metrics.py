@@ -69,6 +69,21 @@ def test_audit_times_pair_creation_and_first_binding(tmp_path):
     assert list(times.job_created.values()) == [m.parse_time_us("2026-01-01T00:00:00Z")]
 
 
+def test_a_job_is_created_when_its_create_was_received(tmp_path):
+    """The job controller's pod can complete before the Job's create answers (seen in CI, 6 ms): the Job counts
+    from the request's arrival, which its pods cannot precede; pods keep their completion stamps."""
+    job = event("create", "jobs", "2026-01-01T00:00:00.106000Z", response_name="job-1")
+    job["requestReceivedTimestamp"] = "2026-01-01T00:00:00.090000Z"
+    pod = event("create", "pods", "2026-01-01T00:00:00.100000Z", response_name="job-1-a", owner="job-1")
+    pod["requestReceivedTimestamp"] = "2026-01-01T00:00:00.098000Z"
+    times = m.AuditTimes(NS)
+    for ev in (job, pod):
+        times.add(ev)
+    assert times.job_created == {"job-1": m.parse_time_us("2026-01-01T00:00:00.090000Z")}
+    assert times.records()[0]["created_us"] == m.parse_time_us("2026-01-01T00:00:00.100000Z")
+    assert times.job_created["job-1"] <= times.records()[0]["created_us"]
+
+
 def test_a_pods_first_deletion_ends_it(tmp_path):
     """A preempted pod: the scheduler's delete, then kwok's; the first one counts. Other pods have no end."""
     log = tmp_path / "audit.log"
