@@ -200,7 +200,8 @@ KNOBS = (
     _knob("controller_manager_job_syncs", "int", 5, FAIRNESS, """
         Jobs kube-controller-manager's job controller syncs at once (--concurrent-job-syncs, upstream default 5):
         when pods appear slower than the scheduler binds them (the summary's throughput_limited_by says "pod
-        creation"), raise it to measure the scheduler instead, or use bench_pod_creation direct.""",
+        creation"), raise it to measure the scheduler instead, or use bench_pod_creation direct. A kind node image
+        before Kubernetes 1.28 (the old-kernel set's) has no such flag: only 5 is allowed there.""",
           rule="count", recorded=True, feeds=("binary_cluster_controller_manager_job_syncs",),
           see="reading-the-report.md#what-limited-the-throughput"),
     # Results, report and gate
