@@ -69,7 +69,7 @@ def test_audit_times_pair_creation_and_first_binding(tmp_path):
     assert list(times.job_created.values()) == [m.parse_time_us("2026-01-01T00:00:00Z")]
 
 
-def test_a_job_is_created_when_its_create_was_received(tmp_path):
+def test_a_job_is_created_when_its_create_was_received():
     """The job controller's pod can complete before the Job's create answers (seen in CI, 6 ms): the Job counts
     from the request's arrival, which its pods cannot precede; pods keep their completion stamps."""
     job = event("create", "jobs", "2026-01-01T00:00:00.106000Z", response_name="job-1")
