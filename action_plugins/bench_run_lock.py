@@ -73,6 +73,8 @@ class ActionModule(ActionBase):
                             warnings=["removed the run lock %s of %s" % (args["path"], describe(current))])
             return dict(result, **self._run_module(module_args))
 
+        if args.get("workspace"):
+            module_args["clusters_dir"] = os.path.join(args["workspace"], "clusters")
         acquired = self._run_module(module_args)
         if acquired.get("failed"):
             return dict(result, **acquired)
@@ -89,7 +91,8 @@ class ActionModule(ActionBase):
                 "%s is busy: %s holds %s; wait for it, or give this run its own bench_workspace (and "
                 "bench_port_range_start/end); a lock left by a dead run of another controller is removed by "
                 "make teardown" % (task_vars.get("inventory_hostname"), describe(current), args["path"])))
-        result.update(changed=True, acquired=True, holder=acquired.get("holder"), taken_over=acquired.get("taken_over"))
+        result.update(changed=True, acquired=True, holder=acquired.get("holder"), taken_over=acquired.get("taken_over"),
+                      leftovers=acquired.get("leftovers", []))
         if args.get("workspace"):
             result["guard"] = self._start_guard(args, holder)
             if not result["guard"].get("pid"):

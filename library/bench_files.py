@@ -66,35 +66,9 @@ created:
   elements: str
 """
 
-import os
-import shutil
-import stat
-
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.bench_atomic import write_atomically
-
-
-def parse_mode(value, name):
-    """An octal mode from a string ("0600") or an int as YAML gives it (0o600 or 600)."""
-    text = str(value)
-    if not text.isdigit() or any(digit in "89" for digit in text):
-        raise ValueError("%s=%r is not allowed: use an octal mode such as '0600'" % (name, value))
-    return int(text, 8)
-
-
-def is_empty_dir(path):
-    """True for a directory with nothing in it (a clean directory needs no change)."""
-    return os.path.isdir(path) and not os.path.islink(path) and not os.listdir(path)
-
-
-def needs_write(path, content, mode):
-    """True when the file is missing, says something else, or has another mode."""
-    try:
-        with open(path, "rb") as handle:
-            same = handle.read() == content
-        return not same or stat.S_IMODE(os.stat(path).st_mode) != mode
-    except OSError:
-        return True
+from ansible.module_utils.bench_atomic import write_atomically  # noqa: F401 - the unit tests use it from here
+from ansible.module_utils.bench_file_set import apply, needs_write, parse_files, parse_mode, plan  # noqa: F401
 
 
 def main():
@@ -110,32 +84,12 @@ def main():
     params = module.params
     try:
         directory_mode = parse_mode(params["directory_mode"], "directory_mode")
-        files = []
-        for index, entry in enumerate(params["files"]):
-            if not entry.get("path") or not isinstance(entry.get("content"), str):
-                raise ValueError("files[%d] needs a path and a content (text); got %s" % (index, sorted(entry)))
-            files.append((os.path.expanduser(entry["path"]), entry["content"].encode("utf-8"),
-                          parse_mode(entry.get("mode", "0600"), "files[%d].mode" % index)))
+        files = parse_files(params["files"])
     except ValueError as exc:
         module.fail_json(msg=str(exc))
-    cleaned = [path for path in params["clean_directories"] if not is_empty_dir(path)]
-    created = [path for path in params["directories"] + params["clean_directories"]
-               if path in cleaned or not os.path.isdir(path)]
-    written = [path for path, content, mode in files if needs_write(path, content, mode)]
+    cleaned, created, written = plan(params["directories"], params["clean_directories"], files)
     if not module.check_mode:
-        for path in cleaned:
-            if os.path.lexists(path):
-                if os.path.isdir(path) and not os.path.islink(path):
-                    shutil.rmtree(path)
-                else:
-                    os.unlink(path)
-        for path in created:
-            os.makedirs(path, mode=directory_mode, exist_ok=True)
-            os.chmod(path, directory_mode)
-        for path, content, mode in files:
-            if path in written:
-                os.makedirs(os.path.dirname(path) or ".", mode=directory_mode, exist_ok=True)
-                write_atomically(path, content, mode)
+        apply(cleaned, created, written, files, directory_mode)
     module.exit_json(changed=bool(cleaned or created or written), cleaned=cleaned, created=created, written=written)
 
 

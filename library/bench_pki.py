@@ -14,7 +14,10 @@ description:
     else than asked, is not for its key, expires within a day, or its CA was issued again.
 version_added: "0.1.0"
 options:
-  dir: {description: Directory of the files (<name>.key, <name>.crt)., type: path, required: true}
+  dir:
+    description: Directory of the files (<name>.key, <name>.crt); it, and the directory holding it, are created 0700 where missing.
+    type: path
+    required: true
   cas:
     description: The CAs, each C(name) and C(cn).
     type: list
@@ -182,7 +185,9 @@ def main():
     if module.check_mode or not (new_keys or issue):
         module.exit_json(changed=bool(new_keys or issue), issued=issue, keys_created=new_keys)
 
-    os.makedirs(directory, mode=0o700, exist_ok=True)
+    # Private, and so is the directory that holds it when this call creates it (a cluster's).
+    for private in (os.path.dirname(directory.rstrip(os.sep)), directory):
+        os.makedirs(private, mode=0o700, exist_ok=True)
     for name in new_keys:
         loaded[name] = ec.generate_private_key(ec.SECP256R1())
         write_atomically(path[name] + ".key", loaded[name].private_bytes(

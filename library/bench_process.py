@@ -17,6 +17,8 @@ description:
     something that is not running is not an error.
   - With O(processes), several components in one call, one after another, each ready before the next starts
     (a cluster's etcd, API server, controller manager and kwok).
+  - Before anything starts, O(directories) are created and O(files) written where their content or mode differ
+    (the components' configuration: one call instead of two).
   - With O(pid_dir) and O(state=stopped), every process that has a pid file in that directory: all but those
     named in O(last) at once, then those in O(last), in that order (a cluster's own components after its
     schedulers and load test). With O(remove_dir) too, that directory goes once they are all stopped (a cluster
@@ -33,6 +35,22 @@ options:
         options of the same names given to the module are the defaults of each.
     type: list
     elements: dict
+  directories:
+    description: With O(state=started), directories to create where missing (with O(directory_mode)) first.
+    type: list
+    elements: path
+    default: []
+  directory_mode:
+    description: Mode of the directories this call creates.
+    type: raw
+    default: "0700"
+  files:
+    description:
+      - With O(state=started), files to write before anything starts, each C(path), C(content) (text) and optional
+        C(mode) (default C(0600)); atomically, and only where the content or the mode differs.
+    type: list
+    elements: dict
+    default: []
   pid_dir:
     description: With O(state=stopped), stop every process whose pid file (C(<name>.pid)) is in this directory.
     type: path
@@ -48,6 +66,13 @@ options:
       - The processes named in O(last) then go together and are killed at once (SIGKILL right after SIGTERM)
         after the others have stopped gracefully, since what they would keep is removed.
     type: path
+  discard:
+    description:
+      - With O(pid_dir), stop the processes named in O(last) as O(remove_dir) does (together, killed at once),
+        but keep the directory: for a cluster whose state is thrown away later, whose files are still read first
+        (its audit log).
+    type: bool
+    default: false
   state:
     description: C(started) or C(stopped).
     type: str
@@ -139,6 +164,13 @@ EXAMPLES = r"""
     pid_dir: /tmp/c1/run
     last: [kube-apiserver, etcd]
     remove_dir: /tmp/c1
+
+- name: Stop the cluster at once, keeping its files until its results are fetched
+  bench_process:
+    state: stopped
+    pid_dir: /tmp/c1/run
+    last: [kube-apiserver, etcd]
+    discard: true
 """
 
 RETURN = r"""
@@ -162,6 +194,11 @@ stopped:
   description: With O(pid_dir), the names of the processes that were running and were stopped, in order.
   returned: with O(pid_dir)
   type: list
+written:
+  description: The files of O(files) that this call wrote (their content or mode differed).
+  returned: with O(state=started)
+  type: list
+  elements: str
 removed:
   description: With O(remove_dir), whether the directory existed and was removed.
   returned: with O(remove_dir)
@@ -177,6 +214,7 @@ import urllib.error
 import urllib.request
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.bench_file_set import apply, parse_files, parse_mode, plan
 from ansible.module_utils.bench_host_guard import alive, owned_pid, stop_group, stop_order
 from ansible.module_utils.bench_pid_file import remove_pid_file, write_pid_file
 
@@ -283,7 +321,8 @@ def stop_dir(module, params):
     except FileNotFoundError:
         names = []
     stopped, surviving = [], []
-    for wave, grace in stop_order(names, params["last"], discarded=bool(params["remove_dir"])):
+    for wave, grace in stop_order(names, params["last"],
+                                     discarded=params["discard"] or bool(params["remove_dir"])):
         files = {name: os.path.join(directory, name + ".pid") for name in wave}
         running = {name: owned_pid(path) for name, path in files.items()}
         running = {name: pid for name, pid in running.items() if pid is not None}
@@ -304,29 +343,50 @@ def stop_dir(module, params):
     module.exit_json(**result)
 
 
+def write_files(module, params):
+    """Create O(directories) and write O(files) (what differs); the paths written."""
+    try:
+        directory_mode = parse_mode(params["directory_mode"], "directory_mode")
+        files = parse_files(params["files"])
+    except ValueError as exc:
+        module.fail_json(msg=str(exc))
+    _, created, written = plan(params["directories"], [], files)
+    if not module.check_mode:
+        apply([], created, written, files, directory_mode)
+    return written
+
+
 def start_all(module, params):
-    """Start each of O(processes) in order, each ready before the next."""
-    pids, ready_s, changed = {}, {}, False
-    for entry in params["processes"]:
-        unknown = sorted(set(entry) - set(COMPONENT_OPTIONS))
-        if unknown or not entry.get("name") or not entry.get("argv") or not entry.get("pid_file") or \
-                not entry.get("log_file"):
-            module.fail_json(msg="processes: each entry needs name, argv, pid_file and log_file, and takes only %s; "
-                                 "got %s" % (", ".join(COMPONENT_OPTIONS), entry))
-        component = {key: params[key] for key in COMPONENT_OPTIONS}
-        component.update({key: value for key, value in entry.items() if value is not None})
-        component["argv"] = [str(arg) for arg in component["argv"]]
-        component["env"] = component["env"] or {}
-        for key in ("ready_timeout", "stop_timeout"):
-            component[key] = float(component[key])
-        for key in ("log_tail", "cpus"):
-            component[key] = int(component[key])
+    """Check every entry of O(processes), write the files, then start each in order, each ready before the next."""
+    components = [component_of(module, params, entry) for entry in params["processes"]]
+    written = write_files(module, params)
+    pids, ready_s, started_any = {}, {}, False
+    for component in components:
         begun = time.monotonic()
         pid, started = ensure_started(module, component)
         pids[component["name"]] = pid
         ready_s[component["name"]] = round(time.monotonic() - begun, 2)
-        changed = changed or started
-    module.exit_json(changed=changed, pids=pids, ready_s=ready_s, running=not module.check_mode or not changed)
+        started_any = started_any or started
+    module.exit_json(changed=started_any or bool(written), pids=pids, ready_s=ready_s, written=written,
+                     running=not module.check_mode or not started_any)
+
+
+def component_of(module, params, entry):
+    """One entry of O(processes), checked, with the module's options as its defaults."""
+    unknown = sorted(set(entry) - set(COMPONENT_OPTIONS))
+    if unknown or not entry.get("name") or not entry.get("argv") or not entry.get("pid_file") or \
+            not entry.get("log_file"):
+        module.fail_json(msg="processes: each entry needs name, argv, pid_file and log_file, and takes only %s; "
+                             "got %s" % (", ".join(COMPONENT_OPTIONS), entry))
+    component = {key: params[key] for key in COMPONENT_OPTIONS}
+    component.update({key: value for key, value in entry.items() if value is not None})
+    component["argv"] = [str(arg) for arg in component["argv"]]
+    component["env"] = component["env"] or {}
+    for key in ("ready_timeout", "stop_timeout"):
+        component[key] = float(component[key])
+    for key in ("log_tail", "cpus"):
+        component[key] = int(component[key])
+    return component
 
 
 def ensure_started(module, params):
@@ -354,6 +414,10 @@ def main():
             pid_dir=dict(type="path"),
             last=dict(type="list", elements="str", default=[]),
             remove_dir=dict(type="path"),
+            directories=dict(type="list", elements="path", default=[]),
+            directory_mode=dict(type="raw", default="0700"),
+            files=dict(type="list", elements="dict", default=[]),
+            discard=dict(type="bool", default=False),
             argv=dict(type="list", elements="str"),
             env=dict(type="dict", default={}),
             chdir=dict(type="path"),
@@ -398,8 +462,10 @@ def main():
 
     if not params["argv"] or not params["log_file"]:
         module.fail_json(msg="argv and log_file must be given to start %s" % params["name"])
-    pid, changed = ensure_started(module, params)
-    module.exit_json(changed=changed, pid=pid, running=not module.check_mode or not changed)
+    written = write_files(module, params)
+    pid, started = ensure_started(module, params)
+    changed = started or bool(written)
+    module.exit_json(changed=changed, pid=pid, written=written, running=not module.check_mode or not started)
 
 
 if __name__ == "__main__":

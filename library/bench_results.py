@@ -14,7 +14,10 @@ description:
     the controller fetches one file whatever the number of results.
   - O(state=unpacked), on the controller: O(archive) is unpacked into C(<dest>.partial), O(environment) is
     written there as C(env.json), and the directory is renamed to O(dest) once all is there. An existing
-    O(dest) is never overwritten.
+    O(dest) is never overwritten. C(env.json)'s C(audit_log) says whether the compressed audit log came too
+    (C(fetched)) and where it is on the host (C(on_host), O(audit_log_on_host)).
+  - O(state=packed) with O(dest), on a host that is the controller: the result files are copied to O(dest)
+    the same way (C(<dest>.partial), C(env.json), renamed), instead of into O(archive): one call, no archive.
   - Both do nothing, and say so, when there is nothing (no results directory on the host, no archive).
 version_added: "0.1.0"
 options:
@@ -34,15 +37,18 @@ options:
     type: bool
     default: false
   archive:
-    description: The tar file, written (packed) or read (unpacked).
+    description: The tar file, written (packed) or read (unpacked). Required but with O(state=packed) and O(dest).
     type: path
-    required: true
   dest:
-    description: With O(state=unpacked), where the results go.
+    description: Where the results go on the controller (unpacked, or packed on the controller itself).
     type: path
   environment:
-    description: With O(state=unpacked), the run's environment, written as C(env.json).
+    description: With O(dest), the run's environment, written as C(env.json) (with C(audit_log) added).
     type: dict
+  audit_log_on_host:
+    description: With O(state=unpacked), where the compressed audit log is on the host (the packing's RV(audit_log_archive)).
+    type: str
+    default: ""
 author:
   - kube-sched-bench maintainers
 """
@@ -55,12 +61,21 @@ EXAMPLES = r"""
     audit_log: /home/me/ws/clusters/bench/audit/audit.log
     archive: /home/me/ws/results/run-1/default.tar
 
+- name: Put them in place on the controller at once, when the host is the controller
+  bench_results:
+    state: packed
+    output_dir: /home/me/ws/results/run-1/default
+    audit_log: /home/me/ws/clusters/bench/audit/audit.log
+    dest: results/run-1/localhost/default
+    environment: {scheduler: default}
+
 - name: Put them in place on the controller
   bench_results:
     state: unpacked
     archive: results/run-1/localhost/default.tar
     dest: results/run-1/localhost/default
     environment: {scheduler: default}
+    audit_log_on_host: /home/me/ws/results/run-1/default/audit.log.gz
   delegate_to: localhost
 """
 
@@ -124,6 +139,8 @@ def pack(module, params):
     output_dir = params["output_dir"]
     if not output_dir or not os.path.isdir(output_dir):
         module.exit_json(changed=False, exists=False)
+    if params["dest"]:
+        refuse_existing(module, params["dest"])
     result = {}
     sources = audit_files(params["audit_log"]) if params["audit_log"] else []
     if sources:
@@ -131,7 +148,14 @@ def pack(module, params):
         if not module.check_mode:
             compress(sources, result["audit_log_archive"])
     names = result_files(output_dir, params["include_audit_log"])
-    if not module.check_mode:
+    if params["dest"]:
+        if not module.check_mode:
+            def copy_results(partial):
+                for name in names:
+                    shutil.copy2(os.path.join(output_dir, name), os.path.join(partial, name))
+            put_in_place(params["dest"], params["environment"], copy_results,
+                         audit_log_record(names, result.get("audit_log_archive", "")))
+    elif not module.check_mode:
         tmp = params["archive"] + ".tmp"
         with tarfile.open(tmp, "w", format=tarfile.PAX_FORMAT) as tar:
             for name in names:
@@ -141,30 +165,48 @@ def pack(module, params):
     module.exit_json(changed=True, exists=True, files=files, **result)
 
 
+def refuse_existing(module, dest):
+    if os.path.exists(dest):
+        module.fail_json(msg="%s exists already: results are never overwritten" % dest)
+
+
+def audit_log_record(names, on_host):
+    """env.json's audit_log: whether the compressed audit log is among the results brought back, and where it is on
+    the host ('' when the cluster had none)."""
+    return {"fetched": AUDIT_ARCHIVE in names, "on_host": on_host or ""}
+
+
+def put_in_place(dest, environment, fill, audit_log):
+    """``fill`` C(<dest>.partial) with the result files, write C(env.json) there (``environment`` with
+    ``audit_log``), then rename it to ``dest``."""
+    partial = dest + ".partial"
+    os.makedirs(partial, mode=0o755, exist_ok=True)
+    fill(partial)
+    with open(os.path.join(partial, "env.json"), "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(dict(environment or {}, audit_log=audit_log), indent=4, sort_keys=True) + "\n")
+    os.rename(partial, dest)
+
+
 def unpack(module, params):
     archive, dest = params["archive"], params["dest"]
     if not os.path.isfile(archive):
         module.exit_json(changed=False, exists=False)
-    if os.path.exists(dest):
-        module.fail_json(msg="%s exists already: results are never overwritten" % dest)
-    partial = dest + ".partial"
+    refuse_existing(module, dest)
     with tarfile.open(archive) as tar:
         members = tar.getmembers()
         unsafe = [m.name for m in members if not m.isfile() or os.path.basename(m.name) != m.name]
         if unsafe:
             module.fail_json(msg="%s holds more than result files: %s" % (archive, ", ".join(unsafe)))
         files = {member.name: member.size for member in members}
+        audit_log = audit_log_record(files, params["audit_log_on_host"])
         if not module.check_mode:
-            os.makedirs(partial, mode=0o755, exist_ok=True)
             if hasattr(tarfile, "data_filter"):
-                tar.extractall(partial, members=members, filter="data")
+                put_in_place(dest, params["environment"],
+                             lambda partial: tar.extractall(partial, members=members, filter="data"), audit_log)
             else:  # Python before 3.11.4: the names were checked above
-                tar.extractall(partial, members=members)  # noqa: S202
-    if not module.check_mode:
-        with open(os.path.join(partial, "env.json"), "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(params["environment"] or {}, indent=4, sort_keys=True) + "\n")
-        os.rename(partial, dest)
-        os.unlink(archive)
+                put_in_place(dest, params["environment"],
+                             lambda partial: tar.extractall(partial, members=members), audit_log)  # noqa: S202
+            os.unlink(archive)
     module.exit_json(changed=True, exists=True, files=files)
 
 
@@ -175,13 +217,16 @@ def main():
             output_dir=dict(type="path"),
             audit_log=dict(type="path"),
             include_audit_log=dict(type="bool", default=False),
-            archive=dict(type="path", required=True),
+            archive=dict(type="path"),
             dest=dict(type="path"),
             environment=dict(type="dict"),
+            audit_log_on_host=dict(type="str", default=""),
         ),
-        required_if=[("state", "unpacked", ("dest",))],
+        required_if=[("state", "unpacked", ("dest", "archive"))],
         supports_check_mode=True,
     )
+    if not module.params["archive"] and not module.params["dest"]:
+        module.fail_json(msg="state=packed needs archive (or dest, on a host that is the controller)")
     if module.params["state"] == "packed":
         pack(module, module.params)
     unpack(module, module.params)

@@ -21,6 +21,9 @@ options:
   holder: {description: "run_id, controller, pid, started and user of this run.", type: dict, required: true}
   takeover: {description: Run id of a dead holder whose lock may be replaced., type: str, default: ""}
   force: {description: With O(state=released), remove the lock whoever holds it., type: bool, default: false}
+  clusters_dir:
+    description: With O(state=acquired), the directory of the workspace's clusters, listed in RV(leftovers).
+    type: path
 author: [kube-sched-bench]
 """
 
@@ -35,6 +38,13 @@ RETURN = r"""
 acquired: {description: Whether this run holds the lock now., returned: always, type: bool}
 holder: {description: Who holds the lock (after the call), or whom it named before a release., returned: always, type: dict}
 taken_over: {description: The dead holder that was replaced., returned: when one was, type: dict}
+leftovers:
+  description: >-
+    The clusters in O(clusters_dir) when the lock was taken, which an earlier run left (this run has started
+    none yet): only those need a clean-up before a fresh cluster of the same name starts.
+  returned: with O(clusters_dir) when the lock is acquired
+  type: list
+  elements: str
 """
 
 import json
@@ -77,6 +87,14 @@ def acquire(path, holder, takeover):
     return dict(changed=False, acquired=False, holder=current)
 
 
+def leftovers(clusters_dir):
+    """The names of the directories in ``clusters_dir``, sorted; [] when there is none."""
+    try:
+        return sorted(entry.name for entry in os.scandir(clusters_dir) if entry.is_dir())
+    except FileNotFoundError:
+        return []
+
+
 def release(path, holder, force):
     current = read_holder(path)
     if current and (force or current.get("run_id") == holder.get("run_id")):
@@ -96,6 +114,7 @@ def main():
             holder=dict(type="dict", required=True),
             takeover=dict(type="str", default=""),
             force=dict(type="bool", default=False),
+            clusters_dir=dict(type="path"),
         ),
         supports_check_mode=True,
     )
@@ -105,7 +124,10 @@ def main():
     if module.check_mode:
         module.exit_json(changed=False, acquired=False, holder=read_holder(params["path"]))
     if params["state"] == "acquired":
-        module.exit_json(**acquire(params["path"], params["holder"], params["takeover"]))
+        result = acquire(params["path"], params["holder"], params["takeover"])
+        if result["acquired"] and params["clusters_dir"]:
+            result["leftovers"] = leftovers(params["clusters_dir"])
+        module.exit_json(**result)
     module.exit_json(**release(params["path"], params["holder"], params["force"]))
 
 

@@ -39,7 +39,7 @@ PHASE_RULES = (
     (REPORT, ("*playbooks/report.yml", "*playbooks/verdict.yml")),
     (CALIBRATION, ("*roles/loadtest/tasks/calibrate.yml",)),
     (FETCH, ("*roles/loadtest/tasks/fetch.yml",)),
-    (TEARDOWN, ("*roles/binary_cluster/tasks/down.yml", "*roles/kind_cluster/tasks/down.yml",
+    (TEARDOWN, ("*roles/binary_cluster/tasks/down.yml", "*roles/binary_cluster/tasks/stop.yml", "*roles/kind_cluster/tasks/down.yml",
                 "*playbooks/teardown.yml", "*roles/bench/tasks/unlock.yml")),
     (LOAD_TEST, ("*roles/loadtest/*",)),
     (BUILDS, ("*roles/golang/*", "*roles/binary_components/*", "*roles/scheduler_components/*",

@@ -1,6 +1,7 @@
 """Two runs on one host (issue 11): a run holds the host's lock for its whole life, a second run stops at
-once naming it, a lock whose run died is taken over; a controller killed with SIGKILL mid-run together with the
-host's guard leaves processes that `make teardown` finds from their pid files, and the next run works."""
+once naming it, a lock whose run died is taken over (and that run's cluster stopped and removed); a controller
+killed with SIGKILL mid-run together with the host's guard leaves processes that `make teardown` finds from their
+pid files, and the next run works."""
 import json
 import os
 import shlex
@@ -52,6 +53,13 @@ def test_a_stale_lock_is_taken_over_and_a_second_run_fails_fast_naming_the_first
              "started": "2026-11-30T01:02:03Z"}
     with open(lock_file(bench_vars), "w", encoding="utf-8") as handle:
         json.dump(stale, handle)
+    # The dead run's cluster is still there, one of its processes running: the run stops it and removes it first.
+    left_run_dir = os.path.join(bench_vars["bench_workspace"], "clusters", "bench", "run")
+    os.makedirs(left_run_dir)
+    left = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", left_run_dir],
+                            start_new_session=True)
+    with open(os.path.join(left_run_dir, "kube-apiserver.pid"), "w", encoding="ascii") as handle:
+        handle.write("%d\n" % left.pid)
     first = dict(bench_vars, **SMALL)
     thread, runner = start_async(tmp_path, first, "first")
     deadline = time.monotonic() + 600
@@ -89,6 +97,7 @@ def test_a_stale_lock_is_taken_over_and_a_second_run_fails_fast_naming_the_first
     output = runner.stdout.read()
     assert "took over the stale run lock" in output and "run dead-run" in output, output[-3000:]
     assert not os.path.exists(lock_file(bench_vars))
+    assert left.wait(5) < 0   # stopped by a signal, before its 600 s
     assert processes_mentioning(bench_vars["bench_workspace"]) == []
 
 

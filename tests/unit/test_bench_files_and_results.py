@@ -1,5 +1,6 @@
 """library/bench_files.py (several files in one call) and library/bench_results.py (one archive per result)."""
 import gzip
+import json
 import os
 
 import bench_files
@@ -50,3 +51,41 @@ def test_the_results_to_bring_back_leave_out_hidden_files_and_unless_asked_the_a
     (tmp_path / "sub").mkdir()
     assert bench_results.result_files(str(tmp_path), False) == ["pods.csv", "summary.json"]
     assert bench_results.result_files(str(tmp_path), True) == ["audit.log.gz", "pods.csv", "summary.json"]
+
+
+def test_results_go_in_place_under_a_temporary_name_with_their_environment(tmp_path):
+    dest = str(tmp_path / "run" / "localhost" / "default")
+    seen = []
+
+    def fill(partial):
+        seen.append(sorted(os.listdir(os.path.dirname(partial))))
+        open(os.path.join(partial, "summary.json"), "w").write("{}")
+
+    audit_log = bench_results.audit_log_record(["summary.json"], "/ws/results/r/default/audit.log.gz")
+    bench_results.put_in_place(dest, {"scheduler": "default"}, fill, audit_log)
+    # While the files were written, only the .partial directory was there.
+    assert seen == [["default.partial"]]
+    assert sorted(os.listdir(dest)) == ["env.json", "summary.json"]
+    env = json.load(open(os.path.join(dest, "env.json")))
+    assert env == {"scheduler": "default",
+                   "audit_log": {"fetched": False, "on_host": "/ws/results/r/default/audit.log.gz"}}
+    assert bench_results.audit_log_record(["audit.log.gz", "summary.json"], "")["fetched"] is True
+    assert sorted(os.listdir(os.path.dirname(dest))) == ["default"]
+
+
+def test_a_file_set_creates_what_is_missing_and_writes_only_what_differs(tmp_path):
+    import bench_file_set
+    cluster = str(tmp_path / "clusters" / "bench")
+    files = bench_file_set.parse_files([
+        {"path": cluster + "/state.json", "content": "{}"},
+        {"path": cluster + "/audit-policy.yaml", "content": "rules: []\n", "mode": "0644"}])
+    cleaned, created, written = bench_file_set.plan([cluster, cluster + "/run"], [], files)
+    assert (cleaned, created, written) == ([], [cluster, cluster + "/run"], [cluster + "/state.json",
+                                                                            cluster + "/audit-policy.yaml"])
+    bench_file_set.apply(cleaned, created, written, files, 0o700)
+    assert (os.stat(cluster).st_mode & 0o777) == 0o700
+    assert (os.stat(cluster + "/audit-policy.yaml").st_mode & 0o777) == 0o644
+    # A second time: nothing to do.
+    assert bench_file_set.plan([cluster, cluster + "/run"], [], files) == ([], [], [])
+    with pytest.raises(ValueError, match=r"files\[0\] needs a path and a content"):
+        bench_file_set.parse_files([{"path": cluster + "/x"}])

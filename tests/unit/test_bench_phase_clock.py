@@ -21,6 +21,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
     (["/x/roles/binary_cluster/tasks/pki.yml"], clock.CLUSTER_START),
     (["tasks/cluster-kind.yml", "/x/playbooks/tasks/run-scheduler.yml"], clock.CLUSTER_START),
     (["/x/roles/binary_cluster/tasks/down.yml"], clock.TEARDOWN),
+    # Stopping the cluster before the fetch is part of its teardown.
+    (["/x/roles/binary_cluster/tasks/stop.yml", "/x/playbooks/tasks/run-scheduler.yml"], clock.TEARDOWN),
     (["/x/roles/kind_cluster/tasks/down.yml", "/x/playbooks/tasks/cluster-kind.yml"], clock.TEARDOWN),
     (["/x/roles/loadtest/tasks/calibrate.yml"], clock.CALIBRATION),
     (["/x/roles/loadtest/tasks/main.yml"], clock.LOAD_TEST),

@@ -76,3 +76,12 @@ def test_a_dead_or_foreign_pid_is_not_an_ansible_run():
         sleeper.wait()
     assert not plugin.ansible_runs("x")
     assert "run a from controller ctl (ansible-playbook pid 1" in plugin.describe(holder("a"))
+
+
+def test_the_leftovers_are_the_cluster_directories_there_when_the_lock_was_taken(tmp_path):
+    clusters = tmp_path / "clusters"
+    assert lock.leftovers(str(clusters)) == []
+    (clusters / "bench-kwok").mkdir(parents=True)
+    (clusters / "bench").mkdir()
+    (clusters / "notes.txt").write_text("not a cluster")
+    assert lock.leftovers(str(clusters)) == ["bench", "bench-kwok"]
