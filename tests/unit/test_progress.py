@@ -59,3 +59,14 @@ def test_progress_lines():
         "k: failed after 9 s")
     assert bench_async_wait.progress_line("", {"phase": "starting"}) is None
     assert bench_async_wait.progress_line("", {}) is None
+
+
+def test_a_job_is_done_once_its_results_file_holds_the_modules_result():
+    # As Ansible's async wrapper writes it: first that the job started, at the end the module's own result.
+    assert not bench_async_wait.job_finished('{"started": 1, "finished": 0, "ansible_job_id": "j1"}')
+    assert bench_async_wait.job_finished('{"changed": true, "summary": {}}')
+    assert bench_async_wait.job_finished('{"started": 1, "finished": 1, "failed": 1, "msg": "could not start"}')
+    # Half written, or not JSON: not yet.
+    assert not bench_async_wait.job_finished('{"changed": tr')
+    assert not bench_async_wait.job_finished("")
+    assert bench_async_wait.read_local("/nonexistent/job") is None
