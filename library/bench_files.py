@@ -67,8 +67,7 @@ created:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.bench_atomic import write_atomically  # noqa: F401 - the unit tests use it from here
-from ansible.module_utils.bench_file_set import apply, needs_write, parse_files, parse_mode, plan  # noqa: F401
+from ansible.module_utils.bench_file_set import apply, parse_files, parse_mode, plan
 
 
 def main():

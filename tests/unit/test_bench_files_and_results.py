@@ -1,30 +1,32 @@
-"""library/bench_files.py (several files in one call) and library/bench_results.py (one archive per result)."""
+"""module_utils/bench_file_set.py (several files in one call: bench_files, bench_process) and library/bench_results.py
+(one archive per result)."""
 import gzip
 import json
 import os
 
-import bench_files
+import bench_atomic
+import bench_file_set
 import bench_results
 import pytest
 
 
 def test_modes_are_octal_strings_or_yaml_numbers():
-    assert bench_files.parse_mode("0600", "mode") == 0o600
-    assert bench_files.parse_mode(644, "mode") == 0o644
+    assert bench_file_set.parse_mode("0600", "mode") == 0o600
+    assert bench_file_set.parse_mode(644, "mode") == 0o644
     with pytest.raises(ValueError, match=r"files\[2\].mode='rw' is not allowed: use an octal mode such as '0600'"):
-        bench_files.parse_mode("rw", "files[2].mode")
+        bench_file_set.parse_mode("rw", "files[2].mode")
     with pytest.raises(ValueError):
-        bench_files.parse_mode("0689", "mode")
+        bench_file_set.parse_mode("0689", "mode")
 
 
 def test_a_file_is_written_only_when_its_content_or_mode_differ(tmp_path):
     path = str(tmp_path / "state.json")
-    assert bench_files.needs_write(path, b"{}", 0o600)
-    bench_files.write_atomically(path, b"{}", 0o600)
+    assert bench_file_set.needs_write(path, b"{}", 0o600)
+    bench_atomic.write_atomically(path, b"{}", 0o600)
     assert open(path, "rb").read() == b"{}" and (os.stat(path).st_mode & 0o777) == 0o600
-    assert not bench_files.needs_write(path, b"{}", 0o600)
-    assert bench_files.needs_write(path, b"{ }", 0o600)
-    assert bench_files.needs_write(path, b"{}", 0o644)
+    assert not bench_file_set.needs_write(path, b"{}", 0o600)
+    assert bench_file_set.needs_write(path, b"{ }", 0o600)
+    assert bench_file_set.needs_write(path, b"{}", 0o644)
     assert sorted(os.listdir(tmp_path)) == ["state.json"]
 
 
@@ -74,7 +76,6 @@ def test_results_go_in_place_under_a_temporary_name_with_their_environment(tmp_p
 
 
 def test_a_file_set_creates_what_is_missing_and_writes_only_what_differs(tmp_path):
-    import bench_file_set
     cluster = str(tmp_path / "clusters" / "bench")
     files = bench_file_set.parse_files([
         {"path": cluster + "/state.json", "content": "{}"},
