@@ -156,7 +156,7 @@ class ActionModule(ActionBase):
     def _read_state(self, path, task_vars):
         if not path:
             return {}
-        if getattr(self, "_local", False):
+        if self._local:
             try:
                 return json.loads(read_local(path) or "{}")
             except ValueError:

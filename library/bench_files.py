@@ -67,7 +67,7 @@ created:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.bench_file_set import apply, parse_files, parse_mode, plan
+from ansible.module_utils.bench_file_set import write
 
 
 def main():
@@ -82,13 +82,10 @@ def main():
     )
     params = module.params
     try:
-        directory_mode = parse_mode(params["directory_mode"], "directory_mode")
-        files = parse_files(params["files"])
+        cleaned, created, written = write(params["directories"], params["clean_directories"], params["files"],
+                                          params["directory_mode"], module.check_mode)
     except ValueError as exc:
         module.fail_json(msg=str(exc))
-    cleaned, created, written = plan(params["directories"], params["clean_directories"], files)
-    if not module.check_mode:
-        apply(cleaned, created, written, files, directory_mode)
     module.exit_json(changed=bool(cleaned or created or written), cleaned=cleaned, created=created, written=written)
 
 

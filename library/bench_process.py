@@ -214,7 +214,7 @@ import urllib.error
 import urllib.request
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.bench_file_set import apply, parse_files, parse_mode, plan
+from ansible.module_utils.bench_file_set import write
 from ansible.module_utils.bench_host_guard import alive, owned_pid, stop_group, stop_order
 from ansible.module_utils.bench_pid_file import remove_pid_file, write_pid_file
 
@@ -346,14 +346,9 @@ def stop_dir(module, params):
 def write_files(module, params):
     """Create O(directories) and write O(files) (what differs); the paths written."""
     try:
-        directory_mode = parse_mode(params["directory_mode"], "directory_mode")
-        files = parse_files(params["files"])
+        return write(params["directories"], [], params["files"], params["directory_mode"], module.check_mode)[2]
     except ValueError as exc:
         module.fail_json(msg=str(exc))
-    _, created, written = plan(params["directories"], [], files)
-    if not module.check_mode:
-        apply([], created, written, files, directory_mode)
-    return written
 
 
 def start_all(module, params):

@@ -67,3 +67,14 @@ def apply(cleaned, created, written, files, directory_mode):
         if path in written:
             os.makedirs(os.path.dirname(path) or ".", mode=directory_mode, exist_ok=True)
             write_atomically(path, content, mode)
+
+
+def write(directories, clean_directories, entries, directory_mode, check_mode=False):
+    """Check the input (ValueError, before anything changes), then carry out the plan unless ``check_mode``:
+    (directories emptied, directories created, files written)."""
+    mode = parse_mode(directory_mode, "directory_mode")
+    files = parse_files(entries)
+    cleaned, created, written = plan(directories, clean_directories, files)
+    if not check_mode:
+        apply(cleaned, created, written, files, mode)
+    return cleaned, created, written

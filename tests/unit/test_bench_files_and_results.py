@@ -90,3 +90,17 @@ def test_a_file_set_creates_what_is_missing_and_writes_only_what_differs(tmp_pat
     assert bench_file_set.plan([cluster, cluster + "/run"], [], files) == ([], [], [])
     with pytest.raises(ValueError, match=r"files\[0\] needs a path and a content"):
         bench_file_set.parse_files([{"path": cluster + "/x"}])
+
+
+def test_a_file_set_checks_its_input_before_it_changes_anything(tmp_path):
+    target = tmp_path / "c1"
+    entries = [{"path": str(target / "state.json"), "content": "{}"}]
+    with pytest.raises(ValueError, match=r"directory_mode='rwx' is not allowed"):
+        bench_file_set.write([str(target)], [], entries, "rwx")
+    assert not target.exists()
+    # Check mode says what would change, and changes nothing.
+    assert bench_file_set.write([str(target)], [], entries, "0700", check_mode=True) == (
+        [], [str(target)], [str(target / "state.json")])
+    assert not target.exists()
+    bench_file_set.write([str(target)], [], entries, "0700")
+    assert (target / "state.json").read_text() == "{}"
