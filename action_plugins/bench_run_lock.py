@@ -18,12 +18,11 @@ import socket
 import subprocess
 import sys
 
-from ansible.plugins.action import ActionBase
-
 GUARD_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils",
                           "bench_host_guard.py")
 sys.path.insert(0, os.path.dirname(GUARD_FILE))
-from bench_host_guard import CLEANUP_S, READY, alive, cmdline, guard_argv, start_ticks  # noqa: E402 - module_utils is not a package here
+from bench_direct_run import DirectModuleAction  # noqa: E402 - module_utils is not a package here
+from bench_host_guard import CLEANUP_S, READY, alive, cmdline, guard_argv, start_ticks  # noqa: E402
 
 
 def ansible_runs(pid):
@@ -41,7 +40,7 @@ def describe(holder):
         holder.get("started", "?"))
 
 
-class ActionModule(ActionBase):
+class ActionModule(DirectModuleAction):
     _VALID_ARGS = frozenset(("path", "run_id", "state", "workspace", "guard_timeout", "guard_commands"))
 
     def run(self, tmp=None, task_vars=None):
@@ -144,5 +143,4 @@ class ActionModule(ActionBase):
         return dict(pid=int(line.split()[-1]), keeper_pid=process.pid, timeout_s=guard_config["timeout_s"])
 
     def _run_module(self, module_args):
-        return self._execute_module(module_name="bench_run_lock", module_args=module_args,
-                                    task_vars=self._vars)
+        return self.run_own_module("bench_run_lock", module_args, self._vars)

@@ -16,7 +16,9 @@ description:
   - O(state=stopped) sends SIGTERM to the process group, then SIGKILL after O(stop_timeout); stopping
     something that is not running is not an error.
   - With O(processes), several components in one call, one after another, each ready before the next starts
-    (a cluster's etcd, API server, controller manager and kwok).
+    (a cluster's etcd, API server, controller manager and kwok), unless an entry sets C(wait_before_next=false):
+    the next then starts at once, and both are waited for, in order, with the next entry that waits or at the end
+    (kube-apiserver retries etcd until it answers, so the two start together).
   - Before anything starts, O(directories) are created and O(files) written where their content or mode differ
     (the components' configuration: one call instead of two).
   - With O(pid_dir) and O(state=stopped), every process that has a pid file in that directory: all but those
@@ -31,8 +33,9 @@ options:
   processes:
     description:
       - Components to start in this order, each a dict of O(name), O(argv), O(pid_file), O(log_file) and,
-        where needed, O(env), O(chdir), O(ready_url), O(ready_ca), O(ready_cert), O(ready_key), O(cpus); the
-        options of the same names given to the module are the defaults of each.
+        where needed, O(env), O(chdir), O(ready_url), O(ready_ca), O(ready_cert), O(ready_key), O(cpus) and
+        C(wait_before_next) (default true); the options of the same names given to the module are the defaults of
+        each.
     type: list
     elements: dict
   directories:
@@ -308,6 +311,8 @@ def wait_ready(module, params, process):
 # The per-component options, which O(processes) entries may set and whose module values are their defaults.
 COMPONENT_OPTIONS = ("name", "argv", "env", "chdir", "pid_file", "log_file", "ready_url", "ready_ca", "ready_cert",
                      "ready_key", "ready_timeout", "stop_timeout", "log_tail", "cpus")
+# What only an entry of O(processes) sets, with its default.
+ENTRY_OPTIONS = {"wait_before_next": True}
 
 
 
@@ -352,29 +357,40 @@ def write_files(module, params):
 
 
 def start_all(module, params):
-    """Check every entry of O(processes), write the files, then start each in order, each ready before the next."""
+    """Check every entry of O(processes), write the files, then start each in order, each ready before the next
+    (or, after an entry with wait_before_next=false, together with the next)."""
     components = [component_of(module, params, entry) for entry in params["processes"]]
     written = write_files(module, params)
-    pids, ready_s, started_any = {}, {}, False
-    for component in components:
+    pids, ready_s, started_any, pending = {}, {}, False, []
+    for index, component in enumerate(components):
         begun = time.monotonic()
-        pid, started = ensure_started(module, component)
+        pid, process = ensure_running(module, component)
         pids[component["name"]] = pid
-        ready_s[component["name"]] = round(time.monotonic() - begun, 2)
-        started_any = started_any or started
+        started_any = started_any or process is not None or (module.check_mode and pid is None)
+        pending.append((component, process, begun))
+        if component["wait_before_next"] or index == len(components) - 1:
+            for waited, waited_process, waited_begun in pending:
+                if waited_process is not None:
+                    wait_ready(module, waited, waited_process)
+                ready_s[waited["name"]] = round(time.monotonic() - waited_begun, 2)
+            pending = []
     module.exit_json(changed=started_any or bool(written), pids=pids, ready_s=ready_s, written=written,
                      running=not module.check_mode or not started_any)
 
 
 def component_of(module, params, entry):
     """One entry of O(processes), checked, with the module's options as its defaults."""
-    unknown = sorted(set(entry) - set(COMPONENT_OPTIONS))
+    unknown = sorted(set(entry) - set(COMPONENT_OPTIONS) - set(ENTRY_OPTIONS))
     if unknown or not entry.get("name") or not entry.get("argv") or not entry.get("pid_file") or \
             not entry.get("log_file"):
         module.fail_json(msg="processes: each entry needs name, argv, pid_file and log_file, and takes only %s; "
-                             "got %s" % (", ".join(COMPONENT_OPTIONS), entry))
+                             "got %s" % (", ".join(COMPONENT_OPTIONS + tuple(ENTRY_OPTIONS)), entry))
     component = {key: params[key] for key in COMPONENT_OPTIONS}
+    component.update(ENTRY_OPTIONS)
     component.update({key: value for key, value in entry.items() if value is not None})
+    if not isinstance(component["wait_before_next"], bool):
+        module.fail_json(msg="processes: wait_before_next of %s must be true or false, got %r"
+                             % (component["name"], component["wait_before_next"]))
     component["argv"] = [str(arg) for arg in component["argv"]]
     component["env"] = component["env"] or {}
     for key in ("ready_timeout", "stop_timeout"):
@@ -384,20 +400,26 @@ def component_of(module, params, entry):
     return component
 
 
-def ensure_started(module, params):
-    """(pid, changed): the process of ``params`` running and ready, started unless it already ran."""
+def ensure_running(module, params):
+    """(pid, process): the process of ``params`` running, started (``process``, not yet waited for) unless it
+    already ran (``process`` None); in check mode (None, None) when it would start."""
     pid = owned_pid(params["pid_file"], params["argv"])
-    if pid is not None:
-        return pid, False
-    if module.check_mode:
-        return None, True
+    if pid is not None or module.check_mode:
+        return pid, None
     stale = owned_pid(params["pid_file"])
     if stale is not None:
         # The same pid file runs another command line: the configuration changed.
         stop(stale, params["stop_timeout"])
     process = start(module, params)
-    wait_ready(module, params, process)
-    return process.pid, True
+    return process.pid, process
+
+
+def ensure_started(module, params):
+    """(pid, changed): the process of ``params`` running and ready, started unless it already ran."""
+    pid, process = ensure_running(module, params)
+    if process is not None:
+        wait_ready(module, params, process)
+    return pid, process is not None or (module.check_mode and pid is None)
 
 
 def main():

@@ -8,8 +8,9 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # tests/ itself: the test infrastructure the tests share with the test machines' tools (tests/infra, imported as
-# infra.<module>), as pytest's default import mode also has it.
-for sub in ("module_utils", "filter_plugins", "library", "action_plugins", "callback_plugins", "tests"):
+# infra.<module>), as pytest's default import mode also has it. library/ comes before action_plugins/: a module
+# and its action have the same name, and the tests import the module.
+for sub in ("module_utils", "filter_plugins", "action_plugins", "library", "callback_plugins", "tests"):
     path = os.path.join(ROOT, sub)
     if path not in sys.path:
         sys.path.insert(0, path)
