@@ -121,7 +121,7 @@ def stop_group(pids, timeout):
                 signal_group(pid, signal.SIGCONT)
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline and any(alive(pid) for pid in pids):
-            time.sleep(0.1)
+            time.sleep(0.02)
         if not any(alive(pid) for pid in pids):
             return []
     return [pid for pid in pids if alive(pid)]
