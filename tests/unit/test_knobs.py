@@ -86,6 +86,8 @@ PROBE = """
     bench_scheduler: default
     bench_repeat: 1
     bench_versions: {name: probe, cgroupns: true}
+    # What playbooks/python.yml reads from the host before facts.
+    _bench_host_hardware: {cpus: 2, memory_mb: 2048, cpu_model: probe}
     bench_queue_quota_resolved: {}
     loadtest_fetch_audit_log: false
     loadtest_packed: {}
