@@ -17,12 +17,17 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import posixpath
+import sys
 import time
 
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
+from bench_direct_run import is_local  # noqa: E402 - module_utils is not a package here
 
 display = Display()
 
@@ -112,7 +117,7 @@ class ActionModule(ActionBase):
                      else self._remote_expand_user(self.get_shell_option("async_dir", default="~/.ansible_async")))
         host = task_vars.get("inventory_hostname", "")
         # A job's file that this controller can read (a local connection): no module call until it says done.
-        self._local = self._connection.transport.rsplit(".", 1)[-1] == "local"
+        self._local = is_local(self._connection.transport)
         local_file = args["results_file"] if self._local else None
         started = time.monotonic()
         shown = started

@@ -54,9 +54,15 @@ def same_python(one, other):
             and os.path.realpath(one) == os.path.realpath(other))
 
 
+def is_local(transport):
+    """True when a connection plugin's name (short or fully qualified) is the local connection: the host is the
+    controller."""
+    return transport.rsplit(".", 1)[-1] == "local"
+
+
 def refusal(transport, interpreter, become, environment, async_val, delegate_to):
     """Why a call cannot run directly (a sentence), or None when it can."""
-    if transport.rsplit(".", 1)[-1] != "local":
+    if not is_local(transport):
         return "the connection is %s, not local" % transport
     if not same_python(interpreter, sys.executable):
         return "the host's Python %s is not the controller's %s" % (interpreter, sys.executable)
