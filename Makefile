@@ -11,12 +11,18 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 .PHONY: setup bench quick bench-scale test test-fast test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen bench-matrix fetch teardown history report knobs clean chromium
 
 ## setup: create .venv with the pinned Python packages (fast when done)
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed $(VENV)/.collection
 
 $(VENV)/.installed: requirements.txt requirements.yml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(VENV)/bin/python hack/check-collections.py requirements.yml
+	touch $@
+
+# The project's collection (kube_sched_bench.core) importable from the venv's Python, as an editable install would:
+# the tests and hack/ import it as Ansible does.
+$(VENV)/.collection: $(VENV)/.installed
+	echo "$(CURDIR)/collections" > "$$($(VENV)/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/kube_sched_bench.pth"
 	touch $@
 
 ## bench: benchmark this machine (INVENTORY, inventories/local: the seed's workload, for the schedulers it lists);

@@ -17,17 +17,13 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import posixpath
-import sys
 import time
 
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
-from bench_direct_run import is_local  # noqa: E402 - module_utils is not a package here
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.actions.direct_run import is_local
 
 display = Display()
 

@@ -1,7 +1,10 @@
 # -*- coding: utf-8 -*-
-"""bench_history runs directly, without being packed, on a host that is the controller (module_utils/bench_direct_run.py)."""
-import os
-import sys
+"""bench_history: the history of a results directory, written on the controller (documentation:
+library/bench_history.py)."""
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.actions.controller_task import ControllerAction
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.history.task import ARGUMENT_SPEC, write_history
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
-from bench_direct_run import OwnModuleAction as ActionModule  # noqa: E402,F401 - module_utils is not a package here
+
+class ActionModule(ControllerAction):
+    ARGUMENT_SPEC = ARGUMENT_SPEC
+    work = staticmethod(write_history)

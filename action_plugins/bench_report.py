@@ -1,7 +1,9 @@
 # -*- coding: utf-8 -*-
-"""bench_report runs directly, without being packed, on a host that is the controller (module_utils/bench_direct_run.py)."""
-import os
-import sys
+"""bench_report: the report of a run, written on the controller (documentation: library/bench_report.py)."""
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.actions.controller_task import ControllerAction
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.task import ARGUMENT_SPEC, write_report
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
-from bench_direct_run import OwnModuleAction as ActionModule  # noqa: E402,F401 - module_utils is not a package here
+
+class ActionModule(ControllerAction):
+    ARGUMENT_SPEC = ARGUMENT_SPEC
+    work = staticmethod(write_report)

@@ -18,11 +18,19 @@ import socket
 import subprocess
 import sys
 
-GUARD_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils",
-                          "bench_host_guard.py")
-sys.path.insert(0, os.path.dirname(GUARD_FILE))
-from bench_direct_run import DirectModuleAction  # noqa: E402 - module_utils is not a package here
-from bench_host_guard import CLEANUP_S, READY, alive, cmdline, guard_argv, start_ticks  # noqa: E402
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host import guard
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.guard import (
+    CLEANUP_S,
+    READY,
+    alive,
+    cmdline,
+    guard_argv,
+    start_ticks,
+)
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.actions.direct_run import DirectModuleAction
+
+# The guard's keeper runs the guard's own file as a script (it imports nothing of the project).
+GUARD_FILE = os.path.abspath(guard.__file__)
 
 
 def ansible_runs(pid):

@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import tempfile
 import time
 
 from ansible.plugins.callback import CallbackBase
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
-from bench_phase_clock import phase_of, summarize, table_lines  # noqa: E402 - module_utils is not a package here
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.phases import phase_of, summarize, table_lines
 
 DOCUMENTATION = """
 name: bench_phases

@@ -2,14 +2,8 @@
 """The ``workload`` option of the load-test modules, from the knob table (module_utils/sched_knobs.py)."""
 from __future__ import annotations
 
-import os
-import sys
-
 import yaml
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
-
-from sched_knobs import BY_NAME, names  # noqa: E402 - module_utils is not a package here
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.table import BY_NAME, names
 
 
 def _documentation():

@@ -4,12 +4,8 @@ that reads the log it writes), for the binary_cluster and kind_cluster roles' au
 from __future__ import annotations
 
 import copy
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
-
-from sched_metrics import AUDIT_POLICY  # noqa: E402 - module_utils is not a package here
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.audit import AUDIT_POLICY
 
 
 def audit_policy(_unused=None):

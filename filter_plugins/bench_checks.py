@@ -13,19 +13,10 @@ import glob
 import ipaddress
 import os
 import re
-import sys
 
 import yaml
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import schedulers as descriptors  # noqa: E402 - module_utils is not a package here
-from sched_gate import parse_gate  # noqa: E402 - module_utils is not a package here
-from sched_hold import BACKLOG, arrival_problems  # noqa: E402 - module_utils is not a package here
-from sched_knobs import names, typed  # noqa: E402 - module_utils is not a package here
-from sched_report_run import find_run  # noqa: E402 - module_utils is not a package here
-from sched_rules import (  # noqa: E402 - module_utils is not a package here
+from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as descriptors
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import (
     RULES,
     RUNTIME_SCHEDULERS,
     SCHEDULERS,
@@ -36,10 +27,14 @@ from sched_rules import (  # noqa: E402 - module_utils is not a package here
     queue_quota,
     rule_problem,
 )
-from sched_scenarios import BURST, expand, load, scaled, workload_size  # noqa: E402 - module_utils is not a package here
-from sched_scenarios import problems_of as scenario_problems  # noqa: E402 - module_utils is not a package here
-from sched_stats import ALPHA, smallest_p  # noqa: E402 - module_utils is not a package here
-from version_matrix import PIN_PATTERNS, VERSION_SETS  # noqa: E402 - importable once sys.path has filter_plugins
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.table import names, typed
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.hold import BACKLOG, arrival_problems
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.stats import ALPHA, smallest_p
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.spec import BURST, expand, load, scaled, workload_size
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.spec import problems_of as scenario_problems
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.gate import parse_gate
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.run import find_run
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.versions.matrix import PIN_PATTERNS, VERSION_SETS
 
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 URL = re.compile(r"^https?://[^\s/$.?#][^\s]*$")
@@ -51,11 +46,6 @@ OTHER_CHECKED = ("scenario", "schedulers", "run_id", "port_range_start", "port_r
                  "scheduler_gomemlimit", "listen_address", "allow_remote_access", "version_pins", "gate",
                  "report_compare_to", "results_dir")
 GROUPS = {"checked": tuple(RULES) + OTHER_CHECKED, "workload": WORKLOAD, "recorded": names("recorded")}
-
-
-def runtime_schedulers(runtime):
-    """The schedulers a runtime can deploy."""
-    return list(RUNTIME_SCHEDULERS.get(runtime, ()))
 
 
 def bench_variables(group):
@@ -355,7 +345,7 @@ def host_workload(workload, scenario=None):
 class FilterModule:
     def filters(self):
         return {"bench_problems": bench_problems, "bench_variables": bench_variables, "knob_record": knob_record,
-                "runtime_schedulers": runtime_schedulers, "goproxy_problem": goproxy_problem,
+                "goproxy_problem": goproxy_problem,
                 "goproxy_file_paths": goproxy_file_paths, "module_patterns_problem": module_patterns_problem,
                 "results_dir_problem": results_dir_problem, "version_pin_problems": version_pin_problems,
                 "gate_problems": gate_problems, "compare_to_problems": compare_to_problems,

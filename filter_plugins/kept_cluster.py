@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import os
 import shlex
-import sys
+
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.table import BY_NAME
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(PROJECT, "module_utils"))
-from sched_knobs import BY_NAME  # noqa: E402 - module_utils is not a package here
 
 # The Makefile's INVENTORY, and how bench_workspace's default names the host's $HOME.
 DEFAULT_INVENTORY = os.path.join("inventories", "local")

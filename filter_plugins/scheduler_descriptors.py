@@ -7,13 +7,8 @@ whose ``key`` is set to that value (``'build' | scheduler_catalog``: what the bi
 """
 from __future__ import annotations
 
-import os
-import sys
-
 from ansible.errors import AnsibleFilterError
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
-import schedulers as descriptors  # noqa: E402 - module_utils is not a package here
+from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as descriptors
 
 
 def scheduler_descriptor(name):

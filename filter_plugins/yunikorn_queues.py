@@ -3,12 +3,7 @@
 yunikorn-configs template), from the pure rule in module_utils/sched_workloads.py."""
 from __future__ import annotations
 
-import os
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
-
-from sched_workloads import yunikorn_queues  # noqa: E402 - module_utils is not a package here
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.workloads import yunikorn_queues
 
 
 class FilterModule:

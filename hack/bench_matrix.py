@@ -17,12 +17,9 @@ import sys
 import time
 
 import yaml
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import SCHEDULERS
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report import matrix
 from bench_run import LOCAL, ROOT, bench
-
-sys.path.insert(0, os.path.join(ROOT, "module_utils"))
-
-import sched_matrix as matrix  # noqa: E402 - needs the path
-from sched_rules import SCHEDULERS  # noqa: E402 - needs the path
 
 
 def run_bench(args, run_id, scenario_path):

@@ -11,13 +11,15 @@ measured by `make bench-scale` (docs/measurements.md: 6.7 s for 30,000 pods).
 import argparse
 import os
 import random
-import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "module_utils"))
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.records import (
+    job_rows,
+    scenario_pod_rows,
+    scenario_summary,
+)
 
-from sched_scenario_records import job_rows, scenario_pod_rows, scenario_summary  # noqa: E402 - needs sys.path
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 S = 1_000_000
 START = 1_790_000_000 * S

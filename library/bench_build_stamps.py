@@ -48,7 +48,7 @@ import os
 import subprocess
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.bench_atomic import write_atomically
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.atomic import write_atomically
 
 NOT_BUILT = "not built"
 

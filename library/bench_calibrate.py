@@ -142,18 +142,16 @@ import threading
 import time
 import traceback
 
-from ansible.module_utils import sched_calibration as calibration
-from ansible.module_utils import sched_rules as rules
-from ansible.module_utils import sched_submitters as submitters
-from ansible.module_utils import sched_workloads as workloads
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-from ansible.module_utils.bench_atomic import write_atomically
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.atomic import write_atomically
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import calibration, submitters, workloads
 
 
 def kubernetes_client():
     """The load generator's client code and the Kubernetes client, imported only when the API server is asked: the
     import takes about a second, and a reused calibration needs neither."""
-    from ansible.module_utils import sched_client
+    from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import client as sched_client
     from kubernetes import client as k8s_client
     return sched_client, k8s_client
 

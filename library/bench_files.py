@@ -67,7 +67,7 @@ created:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.bench_file_set import write
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.file_set import write
 
 
 def main():

@@ -1,6 +1,7 @@
 #!/usr/bin/python
 # -*- coding: utf-8 -*-
-"""Ansible module: write the history of a results directory."""
+"""Ansible module documentation: write the history of a results directory
+(the work is the action's, on the controller: action_plugins/bench_history.py)."""
 from __future__ import annotations
 
 DOCUMENTATION = r"""
@@ -66,41 +67,3 @@ skipped:
   type: list
   elements: str
 """
-
-import os
-
-from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.bench_atomic import differs, write_atomically
-from ansible.module_utils.sched_history import INDEX_FILES, load_history
-from ansible.module_utils.sched_history_render import render_csv, render_html
-
-
-def main():
-    module = AnsibleModule(argument_spec=dict(results_dir=dict(type="path", required=True)), supports_check_mode=True)
-    results_dir = os.path.abspath(module.params["results_dir"])
-    if not os.path.isdir(results_dir):
-        module.fail_json(msg="results_dir %s is not a directory: give the directory the runs are in (bench_results_dir)"
-                         % results_dir)
-    try:
-        history = load_history(results_dir)
-    except OSError as exc:
-        module.fail_json(msg="cannot read the results: %s" % exc)
-    page, table = INDEX_FILES
-    contents = {
-        page: render_html(history, "Benchmark history of %s" % os.path.basename(results_dir)).encode("utf-8"),
-        table: render_csv(history).encode("utf-8"),
-    }
-    paths = {name: os.path.join(results_dir, name) for name in contents}
-    changed = [name for name in contents if differs(paths[name], contents[name])]
-    if not module.check_mode:
-        try:
-            for name in changed:
-                write_atomically(paths[name], contents[name])
-        except OSError as exc:
-            module.fail_json(msg="could not write into %s: %s" % (results_dir, exc))
-    module.exit_json(changed=bool(changed), index_html=paths[page], index_csv=paths[table], runs=len(history.runs),
-                     lines=len(history.series), skipped=["%s: %s" % pair for pair in history.skipped])
-
-
-if __name__ == "__main__":
-    main()

@@ -60,8 +60,8 @@ import os  # noqa: E402
 import traceback  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib  # noqa: E402
-from ansible.module_utils.bench_atomic import write_atomically  # noqa: E402
-from ansible.module_utils.bench_pki_plan import normalized, plan, spec_problems  # noqa: E402
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.cluster.pki_plan import normalized, plan, spec_problems
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.atomic import write_atomically
 
 try:
     from cryptography import x509

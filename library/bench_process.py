@@ -217,9 +217,9 @@ import urllib.error
 import urllib.request
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.bench_file_set import write
-from ansible.module_utils.bench_host_guard import alive, owned_pid, stop_group, stop_order
-from ansible.module_utils.bench_pid_file import remove_pid_file, write_pid_file
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.file_set import write
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.guard import alive, owned_pid, stop_group, stop_order
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.pid_file import remove_pid_file, write_pid_file
 
 
 def log_tail(path, lines):

@@ -51,8 +51,8 @@ import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.bench_atomic import write_atomically
-from ansible.module_utils.bench_host_guard import read_holder
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.atomic import write_atomically
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.guard import read_holder
 
 
 def write_new(path, holder):

@@ -199,16 +199,14 @@ import os
 import signal
 import traceback
 
-from ansible.module_utils import sched_capacity as capacity
-from ansible.module_utils import sched_hold as hold
-from ansible.module_utils import sched_rules as rules
-from ansible.module_utils import sched_workloads as workloads
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-from ansible.module_utils.bench_pid_file import remove_pid_file, write_pid_file
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.pid_file import remove_pid_file, write_pid_file
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import capacity, hold, workloads
 
 try:
-    from ansible.module_utils.sched_client import error_text
-    from ansible.module_utils.sched_load import LoadTest, LoadTestError
+    from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.client import error_text
+    from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.load import LoadTest, LoadTestError
     KUBERNETES_IMPORT_ERROR = None
 except ImportError:
     KUBERNETES_IMPORT_ERROR = traceback.format_exc()

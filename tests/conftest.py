@@ -1,37 +1,13 @@
-"""Shared test set-up: make the project's pure Python importable, and give each test its speed class."""
+"""Shared test set-up: each test's speed class. The project's shared code is the collection kube_sched_bench.core,
+imported as the product imports it (the venv has collections/ on its path, `make setup`); the plugin and module
+files the tests load by name come from pytest.ini's pythonpath."""
 import os
 import pathlib
-import sys
 import tempfile
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# tests/ itself: the test infrastructure the tests share with the test machines' tools (tests/infra, imported as
-# infra.<module>), as pytest's default import mode also has it. library/ comes before action_plugins/: a module
-# and its action have the same name, and the tests import the module.
-for sub in ("module_utils", "filter_plugins", "action_plugins", "library", "callback_plugins", "tests"):
-    path = os.path.join(ROOT, sub)
-    if path not in sys.path:
-        sys.path.insert(0, path)
-
-# Modules in library/ import the project's module_utils as ansible.module_utils.<name>,
-# as Ansible ships them; let the unit tests import those modules the same way.
-import importlib  # noqa: E402 - after sys.path has the project's directories
-import pkgutil  # noqa: E402 - after sys.path has the project's directories
-
-_pending = [info.name for info in pkgutil.iter_modules([os.path.join(ROOT, "module_utils")])]
-while _pending:  # a module imports its siblings as ansible.module_utils.<name>: those first
-    _left = []
-    for _name in _pending:
-        try:
-            sys.modules.setdefault("ansible.module_utils." + _name, importlib.import_module(_name))
-        except ImportError:
-            sys.modules.pop(_name, None)
-            _left.append(_name)
-    if len(_left) == len(_pending):
-        raise ImportError("module_utils that cannot be imported: %s" % ", ".join(_left))
-    _pending = _left
 
 
 # The class of a test is its directory's (pytest.ini lists them); e2e and molecule tests are all slow.

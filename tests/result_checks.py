@@ -5,8 +5,8 @@ import io
 import json
 import os
 
-import bench_result_files
 import jsonschema
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import files as bench_result_files
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMA_PATH = os.path.join(ROOT, "schemas", "summary.schema.json")

@@ -107,7 +107,7 @@ def test_load_test_module_rejects_a_missing_kubeconfig(tmp_path):
     import json
 
     import yaml
-    from sched_rules import WORKLOAD
+    from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import WORKLOAD
     with open(os.path.join(ROOT, "roles", "bench", "defaults", "main.yml"), encoding="utf-8") as handle:
         defaults = yaml.safe_load(handle)
     out = tmp_path / "out"
@@ -126,7 +126,7 @@ def test_load_test_module_rejects_a_missing_kubeconfig(tmp_path):
 def fetch_pinned_go():
     """Put the pinned Go toolchain into the project's module cache, through the host's own GOPROXY,
     as a first run would; on a machine with no cache the next test would otherwise stop at Go."""
-    from version_matrix import VERSION_SETS
+    from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.versions.matrix import VERSION_SETS
     cache = os.path.join(os.path.expanduser("~"), ".cache", "kube-sched-bench", "go")
     env = dict(os.environ, GOTOOLCHAIN="go" + VERSION_SETS["modern"]["go"], GOMODCACHE=os.path.join(cache, "mod"),
                GOPATH=os.path.join(cache, "path"), GOCACHE=os.path.join(cache, "build"), GOFLAGS="-modcacherw")

@@ -15,9 +15,9 @@ import time
 import uuid
 
 import pytest
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.client import api_client, read_json
 from conftest import ROOT, failure_text, new_bench_vars, processes_mentioning, run_playbook
 from kubernetes import client as k8s_client
-from sched_client import api_client, read_json
 
 
 def cluster_objects(kubeconfig):

@@ -9,9 +9,9 @@ import time
 
 import ansible_runner
 import pytest
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.client import api_client, read_json
 from conftest import ROOT, failure_text, processes_mentioning, read_rows, run_playbook, runner_env
 from kubernetes import client as k8s_client
-from sched_client import api_client, read_json
 
 # Slow the scheduler down (5 bindings a second) so that there is a "mid-run" to hit.
 SLOW = dict(bench_nodes=5, bench_jobs=40, bench_pods_per_job=3, bench_scheduler_api_qps=5,

@@ -23,6 +23,7 @@ import signal
 import time
 
 import pytest
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.calibration import JOBS_SYNCED
 from conftest import (
     RESULT_FILES,
     audit_bindings,
@@ -50,7 +51,6 @@ from infra.kind_ready import (
 )
 from infra.molecule_run import molecule_test
 from infra.release_mirror import build_release_manifests, serve, templates
-from sched_calibration import JOBS_SYNCED
 
 PODS = 5
 # The manifest server's ports, apart from test_kind_manifests' (20090-20099) and conftest's random ranges.

@@ -20,7 +20,7 @@ import subprocess
 import sys
 
 import pytest
-import sched_rules
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules as sched_rules
 from conftest import audit_events, mirror_vars, processes_mentioning, read_rows, summary_problems
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

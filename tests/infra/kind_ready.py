@@ -4,7 +4,7 @@ check that the images are there. Shared by tests/e2e/test_kind.py, tests/infra/b
 the same images, registry and schedulers at the seed's size) and tests/infra/kind_warm.py (.ci/run)."""
 import subprocess
 
-from version_matrix import VERSION_SETS
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.versions.matrix import VERSION_SETS
 
 from infra.release_mirror import CACHE, VERSIONS
 

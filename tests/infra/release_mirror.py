@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-from version_matrix import VERSION_SETS
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.versions.matrix import VERSION_SETS
 
 from infra.go_mirror import MIRROR_GO, go_mirror_env
 

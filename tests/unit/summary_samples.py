@@ -1,9 +1,9 @@
 """summary.json as the load test builds it (module_utils/sched_summary.py), from hand-made records: the seed's burst,
 and a scenario with every section (tenants, gangs, a stall threshold, priorities, a steady window, a preempted pod).
 Used by the schema and documentation tests; no cluster."""
-import sched_host_load
-import sched_scenarios
-import sched_summary
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import host_load as sched_host_load
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import summary as sched_summary
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as sched_scenarios
 
 S = 1_000_000
 T0 = 1_800_000_000 * S

@@ -2,7 +2,7 @@
 import os
 
 import pytest
-from bench_atomic import differs, write_atomically
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.atomic import differs, write_atomically
 
 
 def test_a_file_is_replaced_whole_with_its_mode_and_nothing_left_beside_it(tmp_path):

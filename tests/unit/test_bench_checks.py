@@ -202,7 +202,7 @@ def test_runtime_schedulers_match_the_scheduler_roles_task_files():
     """Every runtime-scheduler pair the checks accept has its deploy tasks, and no task file is left out."""
     import glob
 
-    import sched_rules
+    from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules as sched_rules
     tasks = os.path.join(os.path.dirname(__file__), "..", "..", "roles", "scheduler", "tasks")
     present = {os.path.basename(path)[:-4] for path in glob.glob(os.path.join(tasks, "*.yml"))}
     accepted = {"%s-%s" % (runtime, name) for runtime, names in sched_rules.RUNTIME_SCHEDULERS.items()

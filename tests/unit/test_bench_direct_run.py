@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 
-import bench_direct_run
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.actions import direct_run as bench_direct_run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LOCAL = dict(transport="local", interpreter=sys.executable, become=False, environment={}, async_val=0,
@@ -40,9 +40,9 @@ def test_the_same_python_is_the_same_file_or_two_names_of_one_executable_in_one_
 
 def run_directly(module, args):
     process = subprocess.run(
-        bench_direct_run.boot_argv(sys.executable, os.path.join(ROOT, "library", module + ".py"),
-                                   [os.path.join(ROOT, "module_utils")]),
-        input=json.dumps({"ANSIBLE_MODULE_ARGS": args}).encode(), capture_output=True, check=False)
+        bench_direct_run.boot_argv(sys.executable, os.path.join(ROOT, "library", module + ".py")),
+        env=bench_direct_run.boot_env(os.environ), input=json.dumps({"ANSIBLE_MODULE_ARGS": args}).encode(),
+        capture_output=True, check=False)
     return process.returncode, json.loads(process.stdout)
 
 

@@ -4,10 +4,10 @@ import gzip
 import json
 import os
 
-import bench_atomic
-import bench_file_set
 import bench_results
 import pytest
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host import atomic as bench_atomic
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host import file_set as bench_file_set
 
 
 def test_modes_are_octal_strings_or_yaml_numbers():

@@ -7,8 +7,8 @@ import subprocess
 import sys
 import time
 
-import bench_host_guard as guard
 import pytest
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host import guard
 
 
 def test_the_guard_leaves_when_the_run_released_its_lock_whatever_the_lifeline_says():

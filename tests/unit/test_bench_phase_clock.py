@@ -2,8 +2,8 @@
 import os
 import sys
 
-import bench_phase_clock as clock
 import pytest
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report import phases as clock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -1,5 +1,5 @@
 """What the cluster's certificate module issues again and what it keeps (module_utils/bench_pki_plan.py)."""
-import bench_pki_plan as pki
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.cluster import pki_plan as pki
 
 CAS = [{"name": "ca", "cn": "c"}, {"name": "etcd-ca", "cn": "e"}]
 CERTS = pki.normalized(CAS, [{"name": "api", "cn": "kube-apiserver", "usage": "serverAuth", "san": ["DNS:b", "IP:1.2.3.4"]},

@@ -3,10 +3,10 @@ with the seed's native form, and what summary.json says of it unchanged."""
 import copy
 
 import pytest
-import sched_rules as rules
-import sched_scenario_records as records
-import sched_scenarios
-import sched_workloads as w
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import workloads as w
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import records
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as sched_scenarios
 
 WORK = dict(nodes=3, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=4, pods_per_job=3, pod_cpu="100m",
             pod_memory="200Mi", pod_duration=30, wait_for="bound", timeout=60.0, submit_concurrency=4,

@@ -5,8 +5,8 @@ import socket
 
 import bench_free_ports
 import pytest
-import sched_client
-from sched_client import RateLimiter
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import client as sched_client
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.client import RateLimiter
 
 
 def test_pick_skips_busy_ports_and_keeps_reused_ones():
@@ -113,7 +113,7 @@ class RecordingResponse:
 
 
 def test_each_object_of_a_job_is_one_rate_limited_request_to_its_api():
-    import sched_workloads
+    from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import workloads as sched_workloads
     calls, tokens = [], []
     apis = sched_client.Apis(*(RecordingApi(calls) for _ in range(3)))
     work = dict(pods_per_job=2, pod_cpu="1", pod_memory="200Mi", pod_duration=30.0, pod_creation="direct")

@@ -2,9 +2,9 @@
 import os
 
 import pytest
-import sched_gate as gate_module
-import sched_report_run as run_data
-import sched_stats
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import stats as sched_stats
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report import gate as gate_module
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report import run as run_data
 from report_fixtures import env, summary, write_result
 
 GOOD = {

@@ -11,10 +11,10 @@ import xml.etree.ElementTree as ElementTree
 from datetime import datetime, timedelta, timezone
 
 import pytest
-import sched_history as history
-import sched_history_render as render
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.history import load as history
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.history import render
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.run import Stat
 from report_fixtures import env, summary, write_failed, write_result
-from sched_report_run import Stat
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WORKLOAD = {"nodes": 20, "jobs": 50, "pods_per_job": 3, "pod_creation": "job-controller", "timeout": 300}

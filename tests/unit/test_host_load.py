@@ -1,6 +1,6 @@
 """How busy the host was during a load test (module_utils/sched_host_load.py), from made-up /proc files whose
 figures are worked out by hand below."""
-import sched_host_load as host_load
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import host_load
 
 # user nice system idle iowait irq softirq steal guest guest_nice
 STAT = """cpu  {user} 0 {system} {idle} {iowait} 0 {softirq} {steal} {guest} 0

@@ -1,4 +1,4 @@
-"""The knob table (module_utils/sched_knobs.py) is the one declaration: the files made from it are fresh, and a
+"""The knob table (module_utils/knobs/table.py of the collection) is the one declaration: the files made from it are fresh, and a
 default changed there changes the defaults, the docs, the workload and env.json with no other edit."""
 import json
 import os
@@ -9,14 +9,13 @@ import sys
 
 import pytest
 import yaml
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules as sched_rules
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import table as sched_knobs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "hack"))
-sys.path.insert(0, os.path.join(ROOT, "module_utils"))
 
 import knobs as generator  # noqa: E402 - hack/ is not a package
-import sched_knobs  # noqa: E402
-import sched_rules  # noqa: E402
 
 
 def test_generated_files_are_fresh():
@@ -109,7 +108,7 @@ PROBE_TASKS = """
 @pytest.mark.slow
 def test_a_default_changed_in_the_table_changes_the_run_docs_and_env_json(tmp_path):
     copy = _copy_project(tmp_path)
-    table = copy / "module_utils" / "sched_knobs.py"
+    table = copy / os.path.relpath(sched_knobs.__file__, ROOT)
     text = table.read_text()
     for old, new in (('_knob("jobs", "int", 1000,', '_knob("jobs", "int", 1234,'),
                      ('_knob("controller_manager_job_syncs", "int", 5,',
@@ -117,8 +116,9 @@ def test_a_default_changed_in_the_table_changes_the_run_docs_and_env_json(tmp_pa
         assert text.count(old) == 1
         text = text.replace(old, new)
     table.write_text(text)
+    # The copy's collection first on the path: its own knob table.
     subprocess.run([sys.executable, str(copy / "hack" / "knobs.py"), "--root", str(copy)], check=True,
-                   capture_output=True)
+                   capture_output=True, env=dict(os.environ, PYTHONPATH=str(copy / "collections")))
 
     defaults = yaml.safe_load((copy / "roles" / "bench" / "defaults" / "main.yml").read_text())
     assert (defaults["bench_jobs"], defaults["bench_controller_manager_job_syncs"]) == (1234, 7)

@@ -5,7 +5,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-import sched_load
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import load as sched_load
 
 
 class Stop(Exception):

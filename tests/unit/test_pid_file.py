@@ -1,5 +1,5 @@
 """The pid files every started process keeps (module_utils/bench_pid_file.py)."""
-import bench_pid_file
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host import pid_file as bench_pid_file
 
 
 def test_a_pid_file_is_written_whole_and_nothing_else_is_left(tmp_path):

@@ -1,5 +1,5 @@
 """What the load test's pod watch makes of a preempted pod (module_utils/sched_client.py PodWatch)."""
-import sched_client
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import client as sched_client
 
 
 def pod(name, job, node=None, phase="Pending", deleting=False):

@@ -2,7 +2,7 @@
 import json
 
 import bench_async_wait
-import sched_progress
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import progress as sched_progress
 
 
 class Clock:

@@ -5,6 +5,7 @@ import pathlib
 
 import pytest
 from ansible.errors import AnsibleFilterError
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.versions import matrix
 
 _ROOT = pathlib.Path(__file__).resolve().parents[2] / "filter_plugins"
 
@@ -17,7 +18,6 @@ def _load(name):
 
 
 probe = _load("python_probe")
-matrix = _load("version_matrix")
 
 # What the probe prints on a stock CentOS 7 with Software Collections' 3.8 and nothing else.
 CENTOS7 = "\n".join([

@@ -11,9 +11,9 @@ import os
 
 import pytest
 import recompute
-import sched_load
-import sched_scenario_records as records
 import summary_samples
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import load as sched_load
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import records
 from result_checks import summary_problems
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")

@@ -8,11 +8,11 @@ import sys
 
 import matplotlib.image
 import pytest
-import sched_gate
-import sched_report as report
-import sched_report_render as render
-import sched_report_run as run_data
-import sched_stats
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import stats as sched_stats
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report import build as report
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report import gate as sched_gate
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report import render
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report import run as run_data
 from report_fixtures import env, summary, write_failed, write_result
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -549,7 +549,7 @@ def test_report_playbook_explains_an_unknown_compare_to(tmp_path):
 
 
 def test_capacity_and_efficiency_are_shown_and_a_difference_is_noted(tmp_path):
-    import sched_capacity
+    from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import capacity as sched_capacity
     seed = dict(nodes=100, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=1000, pods_per_job=3,
                 pod_cpu="1", pod_memory="200Mi", pod_duration=30.0, queue_quota="seed")
     run_dir = tmp_path / "r"
@@ -578,7 +578,7 @@ def test_capacity_and_efficiency_are_shown_and_a_difference_is_noted(tmp_path):
 
 
 def test_no_capacity_note_when_every_scheduler_had_the_same(tmp_path):
-    import sched_capacity
+    from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import capacity as sched_capacity
     work = dict(nodes=10, node_cpu="4", node_memory="16Gi", node_pods=110, jobs=30, pods_per_job=3,
                 pod_cpu="1", pod_memory="200Mi", pod_duration=30.0, queue_quota="cluster")
     run_dir = tmp_path / "r"
@@ -655,7 +655,7 @@ def test_report_playbook_refuses_a_bad_gate_in_one_line(tmp_path):
 
 
 def test_host_calibration_is_shown_and_each_throughput_as_a_share_of_its_hosts_ceiling(tmp_path):
-    import sched_calibration as cal
+    from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import calibration as cal
     calibration = cal.measured({"api_create": cal.api_result([(498, 1.0), (512, 1.0), (505, 1.0)], 3, 6.321),
                                 "api_binding": cal.binding_result([(400, 0.4), (400, 0.32), (400, 0.5)], 2.1),
                                 "cpu": cal.cpu_result([(400, 1.0), (380, 1.0), (420, 1.0)], "3.11.7", 3.004)},

@@ -6,10 +6,10 @@ import os
 import re
 
 import pytest
-import sched_gate
-import sched_report as report
-import sched_report_render as render
-import sched_report_run as run_data
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report import build as report
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report import gate as sched_gate
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report import render
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report import run as run_data
 from infra import chromium
 from report_fixtures import env, summary, write_failed, write_result
 

@@ -4,12 +4,11 @@ import io
 import json
 import os
 
-import sched_report as report
-import sched_report_render as render
-import sched_report_run as run_data
-import sched_report_scenarios as scenario_report
-import sched_scenario_findings as findings
-import sched_scenario_metrics as metrics
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import findings, metrics
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report import build as report
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report import render
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report import run as run_data
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report import scenarios as scenario_report
 from report_fixtures import summary, write_result
 from test_report import render_valid_png
 

@@ -1,7 +1,7 @@
 """pods.csv and jobs.csv stored compressed, and read in either form (module_utils/bench_result_files.py)."""
 import gzip
 
-import bench_result_files as f
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import files as f
 
 
 def test_pods_and_jobs_are_stored_compressed_and_the_rest_plain():

@@ -1,8 +1,8 @@
 """Scenario metrics and findings on small timelines whose answers are worked out by hand in the comments."""
 import pytest
-import sched_scenario_findings as f
-import sched_scenario_metrics as m
-import sched_scenarios as scenarios
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import findings as f
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import metrics as m
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as scenarios
 
 S = 1_000_000  # one second in microseconds
 GI = 2 ** 30

@@ -1,6 +1,6 @@
 """A scenario run's job and pod records, jobs.csv, and its summary entries (module_utils/sched_scenario_records.py)."""
-import sched_scenario_records as r
-import sched_scenarios as scenarios
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import records as r
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as scenarios
 
 S = 1_000_000
 T0 = 1_800_000_000 * S

@@ -2,7 +2,7 @@
 import os
 
 import pytest
-import sched_scenarios as s
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as s
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHIPPED = ("burst", "fair-share", "gang", "mixed", "priority", "steady", "trace")

@@ -3,9 +3,9 @@ import json
 import threading
 
 import pytest
-import sched_calibration as cal
-import sched_workloads as w
 import yaml
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import calibration as cal
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import workloads as w
 
 
 class FakeClock:

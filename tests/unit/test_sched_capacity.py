@@ -1,7 +1,7 @@
 """Capacity, makespan bound and efficiency (module_utils/sched_capacity.py), on hand-computed cases."""
 import pytest
-import sched_capacity as c
-import sched_rules as rules
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import capacity as c
 
 # The seed's workload: 100 nodes of 32 CPU / 256Gi / 110 pods, 1000 jobs of 3 pods of 1 CPU / 200Mi, 30 s.
 SEED = dict(nodes=100, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=1000, pods_per_job=3, pod_cpu="1",

@@ -5,11 +5,11 @@ import time
 
 import bench_checks
 import pytest
-import sched_hold as hold
-import sched_scenarios
-import sched_workloads as w
-import schedulers
-from bench_host_guard import process_state, stop_group
+from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.guard import process_state, stop_group
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import hold
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import workloads as w
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as sched_scenarios
 from test_bench_checks import GOOD
 from test_sched_workloads import WORK
 

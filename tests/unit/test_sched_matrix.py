@@ -1,9 +1,9 @@
 """The upstream matrix (issue 31, module_utils/sched_matrix.py): its eight scenarios at a scale are valid scenario
 files of the stated shapes, and the table scheduler x shape is made from the runs' summaries."""
 import pytest
-import sched_matrix as matrix
-import sched_scenarios
 import yaml
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as sched_scenarios
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report import matrix
 
 
 @pytest.mark.parametrize(("scale", "expected"), [

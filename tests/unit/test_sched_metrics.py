@@ -2,7 +2,7 @@
 import json
 
 import pytest
-import sched_metrics as m
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import audit as m
 
 NS = "bench"
 

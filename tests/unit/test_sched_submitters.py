@@ -9,8 +9,8 @@ import threading
 import time
 
 import pytest
-import sched_submitters as sub
-from sched_load import open_loop
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import submitters as sub
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.load import open_loop
 
 
 def in_a_fresh_interpreter(test):

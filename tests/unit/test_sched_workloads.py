@@ -1,8 +1,8 @@
 """Option checks and object builders of the load test."""
 import pytest
-import sched_rules as rules
-import sched_scenarios
-import sched_workloads as w
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import workloads as w
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as sched_scenarios
 
 WORK = dict(nodes=3, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=2, pods_per_job=3, pod_cpu="1",
             pod_memory="200Mi", pod_duration=30.0, wait_for="bound", timeout=60.0, submit_concurrency=4,

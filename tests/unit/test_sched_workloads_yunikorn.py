@@ -2,9 +2,9 @@
 its placeholder pods left out of the measurements. Answers computed by hand."""
 import json
 
-import sched_client
-import sched_metrics as m
-import sched_workloads as w
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import client as sched_client
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import workloads as w
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import audit as m
 from test_sched_metrics import NS, event, write_log
 from test_sched_workloads import JOB, LOOSE, SCENARIO, last_pod_spec, target, work
 

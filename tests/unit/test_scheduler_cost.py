@@ -2,7 +2,7 @@
 import os
 
 import pytest
-import sched_cost as cost
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import cost
 
 STAT = "{pid} (vc-scheduler) S 1 {pid} {pid} 0 -1 4194560 9000 0 12 0 {utime} {stime} 0 0 20 0 14 0 4242 1 2 3\n"
 STATUS = "Name:\tvc-scheduler\nVmPeak:\t 900000 kB\nVmHWM:\t {hwm} kB\nVmRSS:\t {rss} kB\nThreads:\t14\n"

@@ -3,13 +3,13 @@ they name, and the one source the rules, the capacity model, the version matrix 
 import os
 
 import pytest
-import sched_capacity
-import sched_rules
-import sched_workloads
 import scheduler_descriptors as plugin
-import schedulers
 import yaml
 from ansible.errors import AnsibleFilterError
+from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules as sched_rules
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import capacity as sched_capacity
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import workloads as sched_workloads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TASKS = os.path.join(ROOT, "roles", "scheduler", "tasks")

@@ -9,7 +9,7 @@ import os
 import re
 import subprocess
 
-import schedulers
+from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUDGET = 3

@@ -1,15 +1,9 @@
 """Upstream webhook configurations pointed at local servers (roles/scheduler/filter_plugins)."""
-import importlib.util
-import pathlib
 
 import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
-
-_PATH = pathlib.Path(__file__).resolve().parents[2] / "roles" / "scheduler" / "filter_plugins" / "scheduler_manifests.py"
-_SPEC = importlib.util.spec_from_file_location("scheduler_manifests_under_test", _PATH)
-manifests = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(manifests)
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.releases import manifests
 
 UPSTREAM = """
 apiVersion: v1

@@ -211,7 +211,7 @@ def test_every_workload_image_is_rewritten_to_the_local_registry():
 
 
 def test_the_rewrite_is_image_rewrite_s_own():
-    from image_rewrite import image_rewrite
+    from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.releases.images import image_rewrite
     for image in manifests.release_images(docs()):
         assert manifests.rewrite_images([{"kind": "Job", "spec": {"template": {"spec": {"containers": [
             {"name": "c", "image": image}]}}}}], "127.0.0.1:5005")[0]["spec"]["template"]["spec"]["containers"][0][

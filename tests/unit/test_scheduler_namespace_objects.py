@@ -1,5 +1,5 @@
 """Resource names for the objects the load test creates in its namespace (sched_workloads.plurals)."""
-import sched_workloads as workloads
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import workloads
 
 KUEUE_V1BETA1 = {
     "kind": "APIResourceList",

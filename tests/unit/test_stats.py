@@ -2,7 +2,7 @@
 import math
 
 import pytest
-import sched_stats as stats
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import stats
 
 
 @pytest.mark.parametrize("first, second, u, p", [

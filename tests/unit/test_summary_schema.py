@@ -6,9 +6,9 @@ import re
 
 import jsonschema
 import pytest
-import sched_rules
-import sched_summary
 import summary_samples
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules as sched_rules
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import summary as sched_summary
 from result_checks import ROOT, SCHEMA, key_paths, summary_problems
 
 METRICS_DOC = os.path.join(ROOT, "docs", "metrics.md")

@@ -1,15 +1,10 @@
-"""The compatibility matrix (filter_plugins/version_matrix.py)."""
-import importlib.util
+"""The compatibility matrix (plugin_utils/versions/matrix.py; its filters: filter_plugins/version_matrix.py)."""
 import pathlib
 import re
 
 import pytest
 from ansible.errors import AnsibleFilterError
-
-_PATH = pathlib.Path(__file__).resolve().parents[2] / "filter_plugins" / "version_matrix.py"
-_SPEC = importlib.util.spec_from_file_location("version_matrix_under_test", _PATH)
-matrix = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(matrix)
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.versions import matrix
 
 LEGACY = ["3.10.0-1160.el7.x86_64", "3.10.0-1160.el7", "4.5.0", "4.5.7-generic"]
 MODERN = ["4.6.0", "4.6", "4.18.0-553.el8_10.x86_64", "5.4.0-200-generic", "5.14.0-503.el9.x86_64",
@@ -122,7 +117,9 @@ def test_unreadable_kernel_releases_are_refused(kernel):
 
 
 def test_filters_are_registered():
-    filters = matrix.FilterModule().filters()
+    import version_matrix  # the filter file, filter_plugins/
+
+    filters = version_matrix.FilterModule().filters()
     assert set(filters) == {"version_set", "version_set_problem", "has_cgroupns", "python_bootstrap", "download_checksums",
                             "go_arch", "kubernetes_staging_replaces", "kind_controller_manager_args",
                             "kind_job_syncs_problem"}
@@ -187,7 +184,7 @@ def test_role_defaults_repeat_the_modern_set():
 
 
 def test_every_set_has_each_descriptors_pin():
-    import schedulers
+    from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers
 
     pinned = {name: d["version"] for name, d in schedulers.DESCRIPTORS.items() if d["version"]}
     assert set(pinned) == {"kueue", "volcano", "yunikorn", "coscheduling"}

@@ -16,10 +16,14 @@ import os
 import sys
 import tarfile
 
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.versions.matrix import (
+    VERSION_SETS,
+    descriptors,
+    kubernetes_staging_replaces,
+)
+
 # tests/infra/kind-images/kindimg.py: the project is four levels up.
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-sys.path.insert(0, os.path.join(ROOT, "filter_plugins"))
-from version_matrix import VERSION_SETS, descriptors, kubernetes_staging_replaces  # noqa: E402
 
 
 def version_set(kubernetes_version):
