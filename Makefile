@@ -119,7 +119,7 @@ bench-loadgen: setup
 bench-matrix: setup
 	$(VENV)/bin/python hack/bench_matrix.py $(ARGS)
 
-## knobs: rewrite the files that list the knobs (defaults, argument specs, docs tables) from module_utils/sched_knobs.py
+## knobs: rewrite the files that list the knobs (defaults, argument specs, docs tables) from module_utils/knobs/table.py
 knobs: setup
 	$(VENV)/bin/python hack/knobs.py
 

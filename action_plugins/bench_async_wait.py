@@ -2,7 +2,7 @@
 
 Polls the job with async_status every `poll` seconds; every `interval` seconds
 reads the JSON progress file the task writes on the host (see
-module_utils/sched_progress.py) and prints one line such as
+module_utils/loadtest/progress.py) and prints one line such as
   [node1] default: wait 1200/3000 pods bound, 40.1 s elapsed, ETA 60 s
 or, for a task without a progress file (a build), how long it has been running.
 Returns the task's own result once it has finished, so that `register` and

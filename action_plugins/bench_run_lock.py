@@ -128,7 +128,7 @@ class ActionModule(DirectModuleAction):
         return None, "the %s connection has no lifeline (local, ssh and docker do)" % kind
 
     def _start_guard(self, args, holder):
-        """Start the keeper of this host's guard (module_utils/bench_host_guard.py) in a session of its own."""
+        """Start the keeper of this host's guard (module_utils/host/guard.py) in a session of its own."""
         guard_config = dict(lock=args["path"], run_id=holder["run_id"], workspace=args["workspace"],
                             timeout_s=float(args.get("guard_timeout") or 20),
                             commands=[[str(part) for part in argv] for argv in args.get("guard_commands") or []])

@@ -2,7 +2,7 @@
 """bench_interrupt: SIGTERM ends a run as Ctrl-C does, and either says what happens next.
 
 Ansible ends on SIGTERM by killing itself with it (its workers get it too), without a word; on SIGINT it
-prints "User interrupted execution". Either way the hosts' guards (module_utils/bench_host_guard.py) stop
+prints "User interrupted execution". Either way the hosts' guards (module_utils/host/guard.py) stop
 what the run started there and release their locks. This callback makes SIGTERM take Ctrl-C's path
 (exit code 99 instead of death by signal) and prints, for both, one line naming the signal, the task
 that was running and the command that brings back what was measured.

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 """Callback: where the run's wall time went, per host and phase.
 
-Times every task on every host, puts it in a phase (module_utils/bench_phase_clock.py
+Times every task on every host, puts it in a phase (plugin_utils/report/phases.py
 holds the rules and the arithmetic), prints one table when the playbook ends and writes
 it to <bench_results_root>/phases.json when the run has a results directory. The file is
 also written, up to that moment, when the report play starts, so that the report can show it.

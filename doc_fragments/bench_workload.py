@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""The ``workload`` option of the load-test modules, from the knob table (module_utils/sched_knobs.py)."""
+"""The ``workload`` option of the load-test modules, from the knob table (module_utils/knobs/table.py)."""
 from __future__ import annotations
 
 import yaml
@@ -13,7 +13,7 @@ def _documentation():
         "description": [
             "The workload description the bench role builds from the C(bench_*) variables, each sub-option named as "
             "its variable without C(bench_); recorded whole in summary.json. Its meanings, defaults and rules are "
-            "the knob table's (module_utils/sched_knobs.py), checked here as the play checks them.",
+            "the knob table's (module_utils/knobs/table.py), checked here as the play checks them.",
         ],
         "type": "dict",
         "required": True,

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""audit_policy: the API server's audit policy (module_utils/sched_metrics.py's AUDIT_POLICY, next to the code
+"""audit_policy: the API server's audit policy (module_utils/metrics/audit.py's AUDIT_POLICY, next to the code
 that reads the log it writes), for the binary_cluster and kind_cluster roles' audit-policy.yaml."""
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ URL = re.compile(r"^https?://[^\s/$.?#][^\s]*$")
 MODULE_PATTERN = re.compile(r"^[A-Za-z0-9._~/*?\[\]-]+$")
 PROJECT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# What bench_problems checks besides the rules table (module_utils/sched_rules.py).
+# What bench_problems checks besides the rules table (module_utils/knobs/rules.py).
 OTHER_CHECKED = ("scenario", "schedulers", "run_id", "port_range_start", "port_range_end", "scheduler_gogc",
                  "scheduler_gomemlimit", "listen_address", "allow_remote_access", "version_pins", "gate",
                  "report_compare_to", "results_dir")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The upstream matrix for the chosen schedulers: four shapes of one load, with and without gang (make bench-matrix).
 
-Writes the eight scenarios of module_utils/sched_matrix.py at --scale into results/<matrix id>/scenarios/, runs
+Writes the eight scenarios of plugin_utils/report/matrix.py at --scale into results/<matrix id>/scenarios/, runs
 bench.yml once per scenario (run id <matrix id>-<scenario>, the schedulers of --schedulers, the inventory of
 --inventory, more ansible-playbook arguments after --), then writes the table scheduler x shape from the runs'
 summaries to results/<matrix id>/matrix.md, .csv and .json and prints it. A run that fails is in the table as

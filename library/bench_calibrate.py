@@ -335,9 +335,8 @@ class ApiProbe:
         self.sc.drain(self.core.delete_namespace(self.p["namespace"], _preload_content=False))
 
 
-def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    params = module.params
+def refuse_bad_options(module, params):
+    """Fail on options the calibration cannot run with, before the cluster is contacted."""
     problem = workloads.validate(dict(params, scheduler="default"))
     if problem:
         module.fail_json(msg=problem)
@@ -346,17 +345,50 @@ def main():
                              % params["max_age"])
     if not os.path.isfile(params["kubeconfig"]) or not os.access(params["kubeconfig"], os.R_OK):
         module.fail_json(msg="kubeconfig %s does not exist or is not readable" % params["kubeconfig"])
-    probe = None
 
-    def connect():
-        try:
-            client = kubernetes_client()
-        except ImportError:
-            module.fail_json(msg=missing_required_lib("kubernetes"), exception=traceback.format_exc())
-        try:
-            return ApiProbe(params, *client)
-        except Exception as exc:  # noqa: BLE001 - a kubeconfig the client cannot use
-            module.fail_json(msg="kubeconfig %s cannot be used: %s" % (params["kubeconfig"], exc))
+
+def connect(module, params):
+    """The ApiProbe of the kubeconfig; fails the module without the kubernetes client or with a kubeconfig it cannot
+    use."""
+    try:
+        client = kubernetes_client()
+    except ImportError:
+        module.fail_json(msg=missing_required_lib("kubernetes"), exception=traceback.format_exc())
+    try:
+        return ApiProbe(params, *client)
+    except Exception as exc:  # noqa: BLE001 - a kubeconfig the client cannot use
+        module.fail_json(msg="kubeconfig %s cannot be used: %s" % (params["kubeconfig"], exc))
+
+
+def plan(params, probe, version, reused, why, kept_path):
+    """What the calibration would do (check mode)."""
+    return {
+        "reuse": reused, "why_measured": why, "kept": kept_path,
+        "server_version": version, "namespace": params["namespace"],
+        "namespace_exists": probe.namespace_exists(),
+        "cpu": "%d rounds of %g s" % (calibration.CPU_ROUNDS, calibration.CPU_ROUND_S),
+        "api_create": "%d rounds of %g s, %d requests at once from %d processes" % (
+            calibration.API_ROUNDS, calibration.API_ROUND_S, params["workload"]["submit_concurrency"],
+            params["workload"]["submit_processes"]),
+        "api_binding": "%d rounds of %d pods, %d requests at once from %d processes" % (
+            calibration.BIND_ROUNDS, calibration.BIND_ROUND_PODS, params["workload"]["submit_concurrency"],
+            params["workload"]["submit_processes"])}
+
+
+def keep(module, kept_path, result, basis, taken_at):
+    """Keep the calibration for later runs on this host (a warning when it cannot be written)."""
+    try:
+        write_atomically(kept_path, json.dumps(calibration.kept_record(result, basis, taken_at), indent=1,
+                                               sort_keys=True) + "\n", make_dirs=True)
+    except OSError as exc:
+        module.warn("the calibration could not be kept for later runs in %s: %s" % (kept_path, exc))
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    params = module.params
+    refuse_bad_options(module, params)
+    probe = None
 
     def failure(exc):
         return probe.sc.error_text(exc) if probe else str(exc)
@@ -364,7 +396,7 @@ def main():
     try:
         version = params["server_version"]
         if not version:
-            probe = connect()
+            probe = connect(module, params)
             version = probe.server_version()
         basis = calibration.basis(version, platform.python_version(), host_facts(),
                                   workloads.calibration_job(0, workloads.Target("default", "calibration", ""),
@@ -376,19 +408,9 @@ def main():
                                            params["max_age"])
         if reused and not module.check_mode:
             module.exit_json(changed=False, calibration=reused)
-        probe = probe or connect()
+        probe = probe or connect(module, params)
         if module.check_mode:
-            module.exit_json(changed=False, plan={
-                "reuse": reused, "why_measured": why, "kept": kept_path,
-                "server_version": version, "namespace": params["namespace"],
-                "namespace_exists": probe.namespace_exists(),
-                "cpu": "%d rounds of %g s" % (calibration.CPU_ROUNDS, calibration.CPU_ROUND_S),
-                "api_create": "%d rounds of %g s, %d requests at once from %d processes" % (
-                    calibration.API_ROUNDS, calibration.API_ROUND_S, params["workload"]["submit_concurrency"],
-                    params["workload"]["submit_processes"]),
-                "api_binding": "%d rounds of %d pods, %d requests at once from %d processes" % (
-                    calibration.BIND_ROUNDS, calibration.BIND_ROUND_PODS, params["workload"]["submit_concurrency"],
-                    params["workload"]["submit_processes"])})
+            module.exit_json(changed=False, plan=plan(params, probe, version, reused, why, kept_path))
         if params["server_version"]:
             probe.server_version()      # the cluster answers before anything is measured
         taken_at = time.time()
@@ -405,11 +427,7 @@ def main():
     result = calibration.measured({"api_create": api, "api_binding": binding, "cpu": cpu}, params["run_label"],
                                   taken_at)
     if kept_path:
-        try:
-            write_atomically(kept_path, json.dumps(calibration.kept_record(result, basis, taken_at), indent=1,
-                                                   sort_keys=True) + "\n", make_dirs=True)
-        except OSError as exc:
-            module.warn("the calibration could not be kept for later runs in %s: %s" % (kept_path, exc))
+        keep(module, kept_path, result, basis, taken_at)
     module.exit_json(changed=True, calibration=result, why_measured=why)
 
 

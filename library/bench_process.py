@@ -422,6 +422,19 @@ def ensure_started(module, params):
     return pid, process is not None or (module.check_mode and pid is None)
 
 
+def stop_one(module, params):
+    """state=stopped of one process (name, pid_file): stop it if its pid file names it, and remove the file."""
+    pid = owned_pid(params["pid_file"])
+    if pid is None:
+        if not module.check_mode:
+            remove_pid_file(params["pid_file"])
+        module.exit_json(changed=False, running=False)
+    if not module.check_mode:
+        stop(pid, params["stop_timeout"])
+        remove_pid_file(params["pid_file"])
+    module.exit_json(changed=True, pid=pid, running=False)
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -467,15 +480,7 @@ def main():
             module.fail_json(msg="remove_dir %s does not hold pid_dir %s" % (params["remove_dir"], params["pid_dir"]))
         stop_dir(module, params)
     if params["state"] == "stopped":
-        pid = owned_pid(params["pid_file"])
-        if pid is None:
-            if not module.check_mode:
-                remove_pid_file(params["pid_file"])
-            module.exit_json(changed=False, running=False)
-        if not module.check_mode:
-            stop(pid, params["stop_timeout"])
-            remove_pid_file(params["pid_file"])
-        module.exit_json(changed=True, pid=pid, running=False)
+        stop_one(module, params)
 
     if not params["argv"] or not params["log_file"]:
         module.fail_json(msg="argv and log_file must be given to start %s" % params["name"])

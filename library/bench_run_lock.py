@@ -13,7 +13,7 @@ description:
   - O(state=released) removes O(path) when it names O(holder)'s run (or any run, with O(force)).
   - The action plugin of the same name fills O(holder) (run id, controller, its pid, start time) and
     decides whether a holder is dead. Given C(workspace) (and C(guard_timeout), C(guard_commands)), once the
-    lock is held it also starts the host's guard (module_utils/bench_host_guard.py) and returns C(guard)
+    lock is held it also starts the host's guard (module_utils/host/guard.py) and returns C(guard)
     (its pid) or a warning saying why there is none; see docs/troubleshooting.md, "An interrupted run".
 options:
   path: {description: The lock file., type: path, required: true}

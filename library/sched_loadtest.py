@@ -235,9 +235,8 @@ ARGUMENT_SPEC = dict(
 )
 
 
-def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    params = module.params
+def refuse_bad_options(module, params):
+    """Fail on options the load test cannot run with, before the cluster is contacted."""
     problem = workloads.validate(params)
     if not problem and params["workload"]["arrival"] == hold.BACKLOG:
         problem = hold.hold_problem(params["scheduler"], params["scheduler_pid_files"])
@@ -250,29 +249,25 @@ def main():
     if KUBERNETES_IMPORT_ERROR:
         module.fail_json(msg=missing_required_lib("kubernetes"), exception=KUBERNETES_IMPORT_ERROR)
 
-    work = params["workload"]
-    note = None if params["scenario"] else capacity.capacity_note(work)
-    try:
-        test = LoadTest(params)
-    except Exception as exc:  # noqa: BLE001 - a kubeconfig the client cannot use
-        module.fail_json(msg="kubeconfig %s cannot be used: %s" % (params["kubeconfig"], exc))
-    try:
-        version = test.probe()
-        if module.check_mode:
-            module.exit_json(changed=False, plan={
-                "server_version": version,
-                "namespace": params["namespace"],
-                "namespace_exists": test.namespace_exists(),
-                "fake_nodes": test.w["nodes"],
-                "jobs": test.jobs_total(),
-                "pods": test.pods_total(),
-                "scheduler": params["scheduler"],
-                "output_dir": params["output_dir"],
-                "note": note,
-            })
-    except LoadTestError as exc:
-        module.fail_json(msg=str(exc))
 
+def plan(test, params, version, note):
+    """What the test would create (check mode)."""
+    return {
+        "server_version": version,
+        "namespace": params["namespace"],
+        "namespace_exists": test.namespace_exists(),
+        "fake_nodes": test.workload["nodes"],
+        "jobs": test.jobs_total(),
+        "pods": test.pods_total(),
+        "scheduler": params["scheduler"],
+        "output_dir": params["output_dir"],
+        "note": note,
+    }
+
+
+def run_test(test, params):
+    """(files, summary, error): the load test run, and what it measured written even when it failed or was stopped
+    (error: None, or why it failed)."""
     files, summary, error = [], None, None
 
     def interrupted(signum, _frame):
@@ -297,12 +292,40 @@ def main():
             files, summary = test.write_results(False, error)
         except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
             error += "; partial results could not be written either: %s" % exc
+    return files, summary, error
+
+
+def clean_up(test, params):
+    """Delete what the test created (with O(cleanup)); a sentence about anything left, or None."""
     cleanup_problem = None
     if params["cleanup"]:
         try:
             cleanup_problem = test.cleanup()
         except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
             cleanup_problem = error_text(exc)
+    return cleanup_problem
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    params = module.params
+    refuse_bad_options(module, params)
+
+    work = params["workload"]
+    note = None if params["scenario"] else capacity.capacity_note(work)
+    try:
+        test = LoadTest(params)
+    except Exception as exc:  # noqa: BLE001 - a kubeconfig the client cannot use
+        module.fail_json(msg="kubeconfig %s cannot be used: %s" % (params["kubeconfig"], exc))
+    try:
+        version = test.probe()
+        if module.check_mode:
+            module.exit_json(changed=False, plan=plan(test, params, version, note))
+    except LoadTestError as exc:
+        module.fail_json(msg=str(exc))
+
+    files, summary, error = run_test(test, params)
+    cleanup_problem = clean_up(test, params)
 
     if params.get("pid_file"):
         remove_pid_file(params["pid_file"])

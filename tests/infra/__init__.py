@@ -13,7 +13,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# The version matrix (filter_plugins/version_matrix.py) names the pins the images are built at.
+# The version matrix (plugin_utils/versions/matrix.py) names the pins the images are built at.
 _FILTER_PLUGINS = os.path.join(ROOT, "filter_plugins")
 if _FILTER_PLUGINS not in sys.path:
     sys.path.append(_FILTER_PLUGINS)

@@ -15,7 +15,7 @@
 #   coscheduling  registry.k8s.io/scheduler-plugins/{kube-scheduler,controller}:<pin>, built from
 #           sigs.k8s.io/scheduler-plugins (at /bin/kube-scheduler and /bin/controller, as its build/ Dockerfiles)
 #   tests/infra/scheduler-images.sh [kueue|volcano|yunikorn|coscheduling]   (no argument: all four, what test-kind deploys)
-# Versions come from the product's version matrix (filter_plugins/version_matrix.py, set "modern").
+# Versions come from the product's version matrix (plugin_utils/versions/matrix.py, set "modern").
 # Cached by tag: a warm run builds nothing. GOPROXY/GONOSUMDB: the module mirror beside the project first
 # (../shared/mirror/go through tests/infra/go_mirror.py, as the e2e tests use it: Volcano's module is only there),
 # then the environment's.

@@ -1,4 +1,4 @@
-"""module_utils/bench_atomic.py: the one way the toolkit writes a file whole."""
+"""module_utils/host/atomic.py: the one way the toolkit writes a file whole."""
 import os
 
 import pytest

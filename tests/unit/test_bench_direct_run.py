@@ -1,4 +1,4 @@
-"""module_utils/bench_direct_run.py: when a project module runs directly on a local host, and that it runs so."""
+"""plugin_utils/actions/direct_run.py: when a project module runs directly on a local host, and that it runs so."""
 import json
 import os
 import subprocess

@@ -1,4 +1,4 @@
-"""module_utils/bench_file_set.py (several files in one call: bench_files, bench_process) and library/bench_results.py
+"""module_utils/host/file_set.py (several files in one call: bench_files, bench_process) and library/bench_results.py
 (one archive per result)."""
 import gzip
 import json

@@ -1,4 +1,4 @@
-"""The host's guard (module_utils/bench_host_guard.py): its rules, and the keeper and guard as real processes
+"""The host's guard (module_utils/host/guard.py): its rules, and the keeper and guard as real processes
 on this machine (a local connection), with a stand-in ansible-playbook and a stand-in cluster process."""
 import json
 import os

@@ -1,4 +1,4 @@
-"""Where a run's time goes: phase rules, per-host arithmetic, the table (module_utils/bench_phase_clock.py)."""
+"""Where a run's time goes: phase rules, per-host arithmetic, the table (plugin_utils/report/phases.py)."""
 import os
 import sys
 

@@ -1,4 +1,4 @@
-"""What the cluster's certificate module issues again and what it keeps (module_utils/bench_pki_plan.py)."""
+"""What the cluster's certificate module issues again and what it keeps (module_utils/cluster/pki_plan.py)."""
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.cluster import pki_plan as pki
 
 CAS = [{"name": "ca", "cn": "c"}, {"name": "etcd-ca", "cn": "e"}]

@@ -1,4 +1,4 @@
-"""The regression gate (module_utils/sched_gate.py): parsing, and checks against run directories."""
+"""The regression gate (plugin_utils/report/gate.py): parsing, and checks against run directories."""
 import os
 
 import pytest

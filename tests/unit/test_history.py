@@ -1,4 +1,4 @@
-"""The history of a results directory (module_utils/sched_history.py, sched_history_render.py, playbooks/history.yml):
+"""The history of a results directory (plugin_utils/history/load.py, plugin_utils/history/render.py, playbooks/history.yml):
 which runs share a trend line, each point's median and interval, the chart's geometry, the page and the CSV."""
 import csv
 import io

@@ -1,4 +1,4 @@
-"""How busy the host was during a load test (module_utils/sched_host_load.py), from made-up /proc files whose
+"""How busy the host was during a load test (module_utils/metrics/host_load.py), from made-up /proc files whose
 figures are worked out by hand below."""
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import host_load
 

@@ -1,4 +1,4 @@
-"""The image reference rewriting filter (filter_plugins/image_rewrite.py)."""
+"""The image reference rewriting filter (plugin_utils/releases/images.py)."""
 
 import pytest
 from ansible.errors import AnsibleFilterError

@@ -1,4 +1,4 @@
-"""The load test's open loop (module_utils/sched_load.py, open_loop): jobs handed to the pool at their arrival,
+"""The load test's open loop (module_utils/loadtest/load.py, open_loop): jobs handed to the pool at their arrival,
 and a stop midway that cancels what has not started and keeps what was created."""
 import threading
 import time

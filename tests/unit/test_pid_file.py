@@ -1,4 +1,4 @@
-"""The pid files every started process keeps (module_utils/bench_pid_file.py)."""
+"""The pid files every started process keeps (module_utils/host/pid_file.py)."""
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.host import pid_file as bench_pid_file
 
 

@@ -1,4 +1,4 @@
-"""What the load test's pod watch makes of a preempted pod (module_utils/sched_client.py PodWatch)."""
+"""What the load test's pod watch makes of a preempted pod (module_utils/loadtest/client.py PodWatch)."""
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import client as sched_client
 
 

@@ -1,5 +1,5 @@
 """The Python probe's reading (filter_plugins/python_probe.py) and the bootstrap's download
-data in the version matrix (filter_plugins/version_matrix.py)."""
+data in the version matrix (plugin_utils/versions/matrix.py)."""
 import importlib.util
 import pathlib
 

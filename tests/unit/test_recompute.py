@@ -12,7 +12,7 @@ import os
 import pytest
 import recompute
 import summary_samples
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import load as sched_load
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import results as sched_load
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import records
 from result_checks import summary_problems
 

@@ -1,4 +1,4 @@
-"""A scenario run's job and pod records, jobs.csv, and its summary entries (module_utils/sched_scenario_records.py)."""
+"""A scenario run's job and pod records, jobs.csv, and its summary entries (module_utils/scenarios/records.py)."""
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import records as r
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as scenarios
 

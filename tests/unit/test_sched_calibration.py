@@ -1,4 +1,4 @@
-"""The host calibration's arithmetic (module_utils/sched_calibration.py), on hand-computed cases."""
+"""The host calibration's arithmetic (module_utils/loadtest/calibration.py), on hand-computed cases."""
 import json
 import threading
 

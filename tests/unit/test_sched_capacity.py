@@ -1,4 +1,4 @@
-"""Capacity, makespan bound and efficiency (module_utils/sched_capacity.py), on hand-computed cases."""
+"""Capacity, makespan bound and efficiency (module_utils/loadtest/capacity.py), on hand-computed cases."""
 import pytest
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import capacity as c

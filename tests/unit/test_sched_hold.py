@@ -1,4 +1,4 @@
-"""bench_arrival=backlog (issue 31): which schedulers can be held and how (module_utils/sched_hold.py), the input
+"""bench_arrival=backlog (issue 31): which schedulers can be held and how (module_utils/loadtest/hold.py), the input
 checks of the play and of the module, and a real process held and released by signals."""
 import subprocess
 import time

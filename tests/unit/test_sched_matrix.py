@@ -1,4 +1,4 @@
-"""The upstream matrix (issue 31, module_utils/sched_matrix.py): its eight scenarios at a scale are valid scenario
+"""The upstream matrix (issue 31, plugin_utils/report/matrix.py): its eight scenarios at a scale are valid scenario
 files of the stated shapes, and the table scheduler x shape is made from the runs' summaries."""
 import pytest
 import yaml

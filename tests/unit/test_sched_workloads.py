@@ -3,6 +3,7 @@ import pytest
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import workloads as w
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as sched_scenarios
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import coscheduling, volcano
 
 WORK = dict(nodes=3, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=2, pods_per_job=3, pod_cpu="1",
             pod_memory="200Mi", pod_duration=30.0, wait_for="bound", timeout=60.0, submit_concurrency=4,
@@ -203,7 +204,7 @@ def test_direct_coscheduling_pods_follow_their_pod_group():
     (group_api, group), *pods = direct("coscheduling", pods_per_job=4)
     assert group_api == "podgroup" and group["spec"] == {"minMember": 4}
     assert [api for api, _body in pods] == ["pod"] * 4
-    assert {body["metadata"]["labels"][w.POD_GROUP_LABEL] for _api, body in pods} == {"job-00012"}
+    assert {body["metadata"]["labels"][coscheduling.POD_GROUP_LABEL] for _api, body in pods} == {"job-00012"}
 
 
 def test_direct_volcano_pods_follow_the_pod_group_the_load_test_makes():
@@ -284,8 +285,8 @@ def test_volcano_direct_pods_have_the_gangs_group_in_the_tenants_queue():
 
 
 def test_volcano_weights_become_whole_numbers_keeping_their_ratios():
-    assert w._integer_weights({"a": 1.0, "b": 2.0}) == {"a": 1, "b": 2}
-    assert w._integer_weights({"a": 1.0, "b": 1.5}) == {"a": 100, "b": 150}
+    assert volcano.integer_weights({"a": 1.0, "b": 2.0}) == {"a": 1, "b": 2}
+    assert volcano.integer_weights({"a": 1.0, "b": 1.5}) == {"a": 100, "b": 150}
 
 
 def test_coscheduling_gangs_only_the_gang_jobs():

@@ -5,6 +5,7 @@ import json
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import client as sched_client
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import workloads as w
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import audit as m
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import yunikorn
 from test_sched_metrics import NS, event, write_log
 from test_sched_workloads import JOB, LOOSE, SCENARIO, last_pod_spec, target, work
 
@@ -15,7 +16,7 @@ CAPABILITY = {"cpu": "8", "memory": "32Gi"}
 def test_each_tenant_gets_a_queue_guaranteed_its_weights_part_of_the_cpu_with_the_whole_as_max():
     # team-a (weight 1 of 3) 1/3 of 8 CPU = 2666.67 millicores; team-b 2/3: 5333.33. No memory guarantee: YuniKorn
     # would not preempt from a queue under its memory guarantee, which CPU-bound tenants always are.
-    assert w.yunikorn_queues(SCENARIO, CAPABILITY) == [
+    assert yunikorn.config_queues(SCENARIO, CAPABILITY) == [
         {"name": "sched-bench-team-a", "submitacl": "*", "resources": {
             "guaranteed": {"vcore": "2667m"}, "max": {"vcore": "8", "memory": "32Gi"}}},
         {"name": "sched-bench-team-b", "submitacl": "*", "resources": {
@@ -26,7 +27,7 @@ def test_each_tenant_gets_a_queue_guaranteed_its_weights_part_of_the_cpu_with_th
 
 
 def test_the_burst_adds_no_queue_and_keeps_its_pods_in_the_one_queue():
-    assert w.yunikorn_queues(None, CAPABILITY) == []
+    assert yunikorn.config_queues(None, CAPABILITY) == []
     ((_, burst),) = w.workload(1, target("yunikorn"), work())
     template = burst["spec"]["template"]
     assert template["metadata"]["labels"]["queue"] == "root.sandbox"

@@ -1,4 +1,4 @@
-"""Scheduler cost from /proc (module_utils/sched_cost.py), on made-up /proc trees."""
+"""Scheduler cost from /proc (module_utils/metrics/cost.py), on made-up /proc trees."""
 import os
 
 import pytest

@@ -43,7 +43,7 @@ def test_a_schedulers_own_files_are_recognised():
     assert own_file("volcano", "roles/scheduler/templates/volcano-processes.yaml.j2")
     assert own_file("yunikorn", "module_utils/schedulers/yunikorn.py")
     assert own_file("yunikorn", "filter_plugins/yunikorn_queues.py")
-    assert not own_file("kueue", "module_utils/sched_workloads.py")
+    assert not own_file("kueue", "module_utils/loadtest/workloads.py")
     assert not own_file("kueue", "module_utils/kueuelike.py")
     assert not own_file("volcano", "roles/volcano/tasks/main.yml")
 

@@ -1,4 +1,4 @@
-"""Release manifests adapted for the kind runtime (roles/scheduler/filter_plugins/scheduler_manifests.py)."""
+"""Release manifests adapted for the kind runtime (plugin_utils/releases/manifests.py)."""
 import copy
 
 import pytest

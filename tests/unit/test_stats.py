@@ -1,4 +1,4 @@
-"""Statistics over repeats (module_utils/sched_stats.py) on fixed samples with known answers."""
+"""Statistics over repeats (module_utils/metrics/stats.py) on fixed samples with known answers."""
 import math
 
 import pytest

@@ -1,4 +1,4 @@
-"""The compatibility matrix (plugin_utils/versions/matrix.py; its filters: filter_plugins/version_matrix.py)."""
+"""The compatibility matrix (plugin_utils/versions/matrix.py; its filters: plugin_utils/versions/matrix.py)."""
 import pathlib
 import re
 

@@ -4,7 +4,7 @@
 Standard library only, and one file: ``bench_process`` imports the stopping functions, and the same
 file is the lifeline of a run (docs/troubleshooting.md, "An interrupted run"):
 
-- On the controller, the **keeper** (``python bench_host_guard.py keep <config>``, started by the
+- On the controller, the **keeper** (``python module_utils/host/guard.py keep <config>``, started by the
   action plugin ``bench_run_lock`` once the host's lock is held, in a session of its own) opens the
   host's connection (the local one or Ansible's ssh command line) and runs the guard there, sending
   this file's source on its stdin, then one heartbeat line every ``BEAT_S`` seconds for as long as the

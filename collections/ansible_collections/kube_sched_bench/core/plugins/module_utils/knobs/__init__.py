@@ -1,2 +1,3 @@
 # -*- coding: utf-8 -*-
-"""The knobs: their one declaration (table) and the rules that check their values (rules)."""
+"""The knobs: their one declaration (table), the rules that check their values (rules) and the resource quantities
+both read and write (quantities)."""

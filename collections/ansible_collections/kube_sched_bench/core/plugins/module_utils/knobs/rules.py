@@ -10,9 +10,14 @@ No I/O here.
 """
 from __future__ import annotations
 
-import re
-
 from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as descriptors
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.quantities import (
+    format_cpu,
+    format_memory,
+    millicores,
+    parse_quantity,
+    size_bytes,
+)
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.table import BOOLEANS, BY_NAME, KNOBS, names
 
 # The schedulers with a descriptor (module_utils/schedulers/).
@@ -29,31 +34,6 @@ DIRECT_POD_SCHEDULERS = tuple(name for name in SCHEDULERS if name not in NO_DIRE
 # The schedulers each runtime can deploy (roles/scheduler/tasks/<runtime>-<scheduler>.yml).
 RUNTIME_SCHEDULERS = {runtime: descriptors.on_runtime(runtime) for runtime in RUNTIMES}
 
-_QUANTITY = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
-_SUFFIX = {
-    None: 1, "m": 0.001, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
-    "Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40, "Pi": 2 ** 50, "Ei": 2 ** 60,
-}
-
-
-def parse_quantity(text):
-    """Parse a Kubernetes resource quantity ("500m", "200Mi", "32") to a float."""
-    match = _QUANTITY.match(str(text).strip())
-    if not match:
-        raise ValueError("not a Kubernetes quantity: %r" % (text,))
-    return float(match.group(1)) * _SUFFIX[match.group(2)]
-
-
-def millicores(quantity):
-    """Whole millicores of a CPU quantity ("100m" -> 100, "32" -> 32000): integer arithmetic from here on."""
-    return int(round(parse_quantity(quantity) * 1000))
-
-
-def size_bytes(quantity):
-    """Whole bytes of a memory quantity."""
-    return int(round(parse_quantity(quantity)))
-
-
 # Kinds of rule: (Python type of the value, what is allowed, as the second half of a sentence).
 COUNT = (int, "use a whole number of at least 1")
 POSITIVE = (float, "use a number greater than 0")
@@ -68,7 +48,7 @@ PERCENT = (float, "use a percentage from 0 to 100")
 SEED_QUEUE_QUOTA = {"cpu": "1000", "memory": "1000Gi"}
 QUEUE_QUOTA_NAMES = ("seed", "cluster")
 
-# The kinds of rule by the name the knob table (module_utils/sched_knobs.py) gives them.
+# The kinds of rule by the name the knob table (module_utils/knobs/table.py) gives them.
 KINDS = {"count": COUNT, "positive": POSITIVE, "seconds": SECONDS, "quantity": QUANTITY, "queue_quota": QUEUE_QUOTA,
          "flag": FLAG, "percent": PERCENT}
 
@@ -187,21 +167,6 @@ def workload_options():
     types = {int: "int", float: "float", str: "str", dict: "raw"}
     return {name: {"type": "str" if isinstance(RULES[name][0], str) else types[RULES[name][0]], "required": True}
             for name in WORKLOAD}
-
-
-def format_cpu(millicores):
-    """A CPU quantity from whole millicores: "3200" or "1500m"."""
-    millicores = int(round(millicores))
-    return "%d" % (millicores // 1000) if millicores % 1000 == 0 else "%dm" % millicores
-
-
-def format_memory(size):
-    """A memory quantity from bytes, with the largest binary suffix that divides it: "25Ti", "600Mi", "1234"."""
-    size = int(round(size))
-    for suffix in ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki"):
-        if size and size % _SUFFIX[suffix] == 0:
-            return "%d%s" % (size // _SUFFIX[suffix], suffix)
-    return "%d" % size
 
 
 def queue_quota(spec, workload=None):

@@ -260,7 +260,7 @@ KNOBS = (
         3.10.0-1160.el7.x86_64 for CentOS 7).""", shown="the host's",
           see="runtimes-and-schedulers.md#where-versions-are-chosen"),
     _knob("version_pins", "dict", {}, HOSTS, """
-        Version pins forced on top of the version set the host's kernel gets (filter_plugins/version_matrix.py):
+        Version pins forced on top of the version set the host's kernel gets (plugin_utils/versions/matrix.py):
         kind, node_image, kubernetes, etcd, kwok, go.""", see="runtimes-and-schedulers.md#where-versions-are-chosen"),
     _knob("unchecked_vars", "list", [], HOSTS, """
         Every variable whose name starts with a role's prefix (bench_, golang_, docker_, ...) must be a knob of
@@ -278,7 +278,7 @@ KNOBS = (
         The tarball's URL, with {version}, {release} and {arch} (uname -m) filled in; point it at a mirror to
         download from elsewhere.""", shown="python-build-standalone's release"),
     _knob("python_bootstrap_version", "str", "", PYTHON, """
-        "<CPython version>+<build release>"; empty: the version matrix's (filter_plugins/version_matrix.py)."""),
+        "<CPython version>+<build release>"; empty: the version matrix's (plugin_utils/versions/matrix.py)."""),
     _knob("python_bootstrap_checksums", "dict", {}, PYTHON, """
         sha256 by "<version>-<arch>" on top of the version matrix's table; a tarball without one is never
         downloaded."""),

@@ -368,7 +368,7 @@ def limiting_stage(rows, makespan_s, submit_window_s, bound_s, pods_made_by="job
     """The stage that bounded the throughput (capacity, submission, pod creation, admission or scheduling).
 
     ``rows`` is the timeline, ``bound_s`` the makespan bound of the scheduler's capacity
-    (module_utils/sched_capacity.py); ``pods_made_by`` a key of POD_MAKERS (sched_capacity.pods_made_by): a
+    (module_utils/loadtest/capacity.py); ``pods_made_by`` a key of POD_MAKERS (sched_capacity.pods_made_by): a
     scheduler that kept up with the pods as they appeared was paced by what made them appear. Returns {"stage",
     "evidence", "backlog_max", "backlog_mean", "created_per_s", "bound_per_s"}; the stage is None without a
     makespan.

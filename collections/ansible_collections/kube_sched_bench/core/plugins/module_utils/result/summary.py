@@ -28,34 +28,8 @@ def build(run, measured, submission, outcome):
     summary, timeline = metrics.summarize(records, list(measured["job_created"].values()),
                                           submission["pods_expected"], submission["window_s"],
                                           len(submission["submitted"]))
-    summary.update({
-        "schema_version": SCHEMA_VERSION,
-        "scheduler": scheduler,
-        "run_label": run["run_label"],
-        "namespace": run["namespace"],
-        # The scenario's jobs replace bench_jobs ... bench_pod_duration: one value each when they are all alike.
-        "workload": scenario_records.summary_workload(scenario, workload, run["jobs"]),
-        "pods_completed": outcome["pods_completed"],
-        "timing_source": measured["source"],
-        "complete": outcome["complete"],
-        "reason": outcome["reason"],
-        "submit_errors": submission["errors"][:20],
-        "submit_error_count": len(submission["errors"]),
-        "started_at": outcome["started_at"],
-        "phases_s": outcome["phases_s"],
-        "finished_at": outcome["finished_at"],
-        "audit_log_bytes": outcome["audit_log_bytes"],
-        "loadtest_cost": outcome["loadtest_cost"],
-        "host_load": outcome["host_load"],
-    })
-    uniform = scenario_records.uniform_work(scenario, workload)
-    if uniform:
-        summary.update(capacity.capacity_summary(uniform, scheduler, summary["makespan_s"]))
-    else:
-        # The makespan bound assumes one size of job arriving at once: such a scenario has its own measures.
-        summary.update(capacity=capacity.capacity(workload, scheduler),
-                       makespan_bound={"unit": None, "at_once": None, "waves": None, "seconds": None},
-                       efficiency=None)
+    summary.update(_run_keys(run, measured, submission, outcome))
+    summary.update(_capacity_keys(scenario, workload, scheduler, summary["makespan_s"]))
     summary["share_of_host_ceiling"] = calibration.share_of_ceiling(summary["throughput_pods_per_s"],
                                                                      run.get("ceiling_pods_per_s"))
     summary["share_of_binding_ceiling"] = calibration.share_of_ceiling(summary["throughput_pods_per_s"],
@@ -76,3 +50,39 @@ def build(run, measured, submission, outcome):
         scenario, jobs, pods, workloads.unsupported(scheduler, workloads.scenario_features(scenario, run["jobs"])),
         workload["timeout"] if outcome["timed_out"] else None))
     return summary, timeline, jobs, pods
+
+
+def _run_keys(run, measured, submission, outcome):
+    """The summary's keys that say which run it was and how it went (build's arguments)."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "scheduler": run["scheduler"],
+        "run_label": run["run_label"],
+        "namespace": run["namespace"],
+        # The scenario's jobs replace bench_jobs ... bench_pod_duration: one value each when they are all alike.
+        "workload": scenario_records.summary_workload(run["scenario"], run["workload"], run["jobs"]),
+        "pods_completed": outcome["pods_completed"],
+        "timing_source": measured["source"],
+        "complete": outcome["complete"],
+        "reason": outcome["reason"],
+        "submit_errors": submission["errors"][:20],
+        "submit_error_count": len(submission["errors"]),
+        "started_at": outcome["started_at"],
+        "phases_s": outcome["phases_s"],
+        "finished_at": outcome["finished_at"],
+        "audit_log_bytes": outcome["audit_log_bytes"],
+        "loadtest_cost": outcome["loadtest_cost"],
+        "host_load": outcome["host_load"],
+    }
+
+
+def _capacity_keys(scenario, workload, scheduler, makespan_s):
+    """capacity, makespan_bound and efficiency: what the scheduler may use of the fake cluster, and the shortest
+    makespan that allows (a scenario of one size of job arriving at once), or only the capacity."""
+    uniform = scenario_records.uniform_work(scenario, workload)
+    if uniform:
+        return capacity.capacity_summary(uniform, scheduler, makespan_s)
+    # The makespan bound assumes one size of job arriving at once: such a scenario has its own measures.
+    return dict(capacity=capacity.capacity(workload, scheduler),
+                makespan_bound={"unit": None, "at_once": None, "waves": None, "seconds": None},
+                efficiency=None)

@@ -6,7 +6,7 @@ sched_scenarios.THRESHOLDS; the metrics come from sched_scenario_metrics.scenari
 """
 from __future__ import annotations
 
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.spec import THRESHOLDS
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.checks import THRESHOLDS
 
 
 def _names(names, most=5):

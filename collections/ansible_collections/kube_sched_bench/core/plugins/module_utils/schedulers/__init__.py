@@ -1,12 +1,16 @@
 # -*- coding: utf-8 -*-
-"""The scheduler descriptors: one module per scheduler in this package, the one place that says what the toolkit
-knows of it (docs/adding-a-scheduler.md). A new scheduler is a new module here, listed in the import below: the
-load-test module runs on each host, where Ansible ships only the module_utils a module imports by name.
+"""The schedulers: one module per scheduler in this package, the one place that says what the toolkit knows of it
+and how its workload is made (docs/adding-a-scheduler.md). Each module holds its descriptor, DESCRIPTOR, a dict of
+data, and its workload forms, functions (FORMS) that build its jobs, pod groups, queues and scenario objects on the
+generic builders (module_utils/loadtest/builders.py), with the api names of the objects they make (API_TABLES). A new
+scheduler is a new module here, listed in the import below: the load-test module runs on each host, where Ansible
+ships only the module_utils a module imports by name.
 
-Every other part reads them: sched_rules (the scheduler names, what each runtime can deploy, who takes bare
-pods), sched_capacity (queues, whole jobs, admission), sched_workloads (pod scheduler names, queues, native
-features), the version matrix (pins), the scheduler_components role (what to build) and the scheduler role
-(releases, names). No I/O here.
+Every other part reads them and none branches on a scheduler's name: sched_rules (the scheduler names, what each
+runtime can deploy, who takes bare pods), sched_capacity (queues, whole jobs, admission), the load test's
+workloads.py (each scheduler's forms, its pod scheduler name, queues, native features), the version matrix (pins),
+the scheduler_components role (what to build) and the scheduler role (releases, names, the scheduler_queues filter).
+No I/O here.
 """
 from __future__ import annotations
 
@@ -14,8 +18,8 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.table 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import coscheduling, default, kueue, volcano, yunikorn
 
 # In the order reports and lists show them: the baseline first.
-DESCRIPTORS = {module.DESCRIPTOR["name"]: module.DESCRIPTOR
-               for module in (default, kueue, volcano, yunikorn, coscheduling)}
+MODULES = {module.DESCRIPTOR["name"]: module for module in (default, kueue, volcano, yunikorn, coscheduling)}
+DESCRIPTORS = {name: module.DESCRIPTOR for name, module in MODULES.items()}
 NAMES = tuple(DESCRIPTORS)
 
 # bench_runtime's values (module_utils/sched_knobs.py).
@@ -51,6 +55,29 @@ OPTIONAL_KEYS = ("partition", "web_port", "plugin_config", "knobs", "admitted_ph
                  "job_name_label", "placeholder_annotations")
 
 
+# Every workload form a scheduler's module may have, {name: (when it must have it, what it returns)}: functions of
+# ``name`` (the job's), ``target`` (builders.Target), ``work`` (the job's workload values), ``native`` (the job's
+# builders.Native), ``scenario`` (whether a scenario's job, not the burst's) and, for a scenario's objects, its
+# ``jobs``, the queues' ``capability`` ({cpu, memory}) and the ``labels`` of its objects. Each returns new objects.
+FORMS = {
+    "pod_template": ("always", "the pod template of job name, whoever creates its pods"),
+    "job_objects": ("always", "[(api, body)]: the objects of job name when its controller makes its pods "
+                              "(name, target, work, native, scenario), a group first"),
+    "direct_objects": ("direct_pods empty", "[(api, body)]: the objects of job name when the load test makes its pods "
+                                            "(bench_pod_creation=direct): a group first, then the pods"),
+    "cluster_objects": ("always", "[(api, body)]: a scenario's objects besides its jobs, made before them "
+                                  "(scenario, jobs, target, capability, labels)"),
+    "tenant_queue": ("fair_share in features", "a scenario tenant's queue, the queue of its jobs (tenant)"),
+    "config_queues": ("never", "the queues a scenario adds to its own configuration at deploy time (scenario, "
+                               "capability; the scheduler_queues filter); without it, none"),
+}
+# The api names of the objects its forms make, module attributes {api name: (group, version, plural)}: CUSTOM_APIS
+# (namespaced, its jobs' own), CLUSTER_APIS (cluster-scoped, its scenarios'), SCENARIO_NAMESPACED_APIS (namespaced,
+# its scenarios'); and QUEUES_TO_OPEN, the api names among CLUSTER_APIS it refuses jobs into until their
+# status.state is Open. Each optional.
+API_TABLES = ("CUSTOM_APIS", "CLUSTER_APIS", "SCENARIO_NAMESPACED_APIS", "QUEUES_TO_OPEN")
+
+
 def problems(descriptor):
     """What is wrong with a descriptor, one sentence each (empty when nothing is)."""
     name = descriptor.get("name", "?")
@@ -83,3 +110,34 @@ def with_key(key):
 def on_runtime(runtime):
     """The names of the schedulers ``runtime`` can deploy."""
     return tuple(name for name, descriptor in DESCRIPTORS.items() if runtime in descriptor["runtimes"])
+
+
+def forms(name):
+    """The module of scheduler ``name``, whose functions are its workload forms (FORMS); ValueError naming the
+    known ones when there is none."""
+    get(name)
+    return MODULES[name]
+
+
+def form_problems(name):
+    """What a scheduler's module lacks of the forms it needs (FORMS), one sentence each (empty when nothing)."""
+    descriptor, module = get(name), MODULES[name]
+    needed = {"always": True, "never": False, "direct_pods empty": not descriptor["direct_pods"],
+              "fair_share in features": "fair_share" in descriptor["features"]}
+    return ["scheduler %s: its module has no %s (%s)" % (name, form, meaning)
+            for form, (when, meaning) in FORMS.items() if needed[when] and not callable(getattr(module, form, None))]
+
+
+def gathered(table):
+    """Every scheduler module's ``table`` (one of API_TABLES), in NAMES order: a dict's items merged, a tuple's
+    values joined."""
+    parts = [getattr(module, table) for module in MODULES.values() if hasattr(module, table)]
+    if all(isinstance(part, dict) for part in parts):
+        return {api: where for part in parts for api, where in part.items()}
+    return tuple(api for part in parts for api in part)
+
+
+def own_version(name):
+    """Whether scheduler ``name`` has a version of its own, not the control plane's kube-scheduler's (its
+    descriptor's version set); a name without a descriptor (an older run's) is taken to have one."""
+    return name not in DESCRIPTORS or DESCRIPTORS[name]["version"] is not None

@@ -1,8 +1,25 @@
 # -*- coding: utf-8 -*-
 """coscheduling: scheduler-plugins' kube-scheduler with the Coscheduling plugin, gangs as PodGroups.
 
-A scheduler descriptor (docs/adding-a-scheduler.md). Data only.
+A scheduler's own file (docs/adding-a-scheduler.md): its descriptor and its workload forms. A job is a PodGroup
+(its pods are placed all together or not at all) and then a batch Job, or the pods the load test makes itself, whose
+label names the group; a scenario gangs a gang job's pods by minMember and gives a PriorityClass per priority value
+(kube-scheduler's preemption). No queues.
 """
+from __future__ import annotations
+
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.builders import (
+    base_pod_template,
+    batch_job,
+    direct_pods,
+    own_labels,
+    priority_classes,
+)
+
+# The objects of its jobs: api name -> (group, version, plural), namespaced.
+CUSTOM_APIS = {"podgroup": ("scheduling.x-k8s.io", "v1alpha1", "podgroups")}
+# scheduler-plugins' PodGroup label.
+POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 DESCRIPTOR = {
     "name": "coscheduling",
     # scheduler-plugins v0.32.x pairs with Kubernetes v1.32; refused by some module proxies (docs/runtimes-and-schedulers.md).
@@ -42,3 +59,35 @@ DESCRIPTOR = {
     "hold": {"processes": ("scheduler-plugins-scheduler",)},
     "ready": "the scheduler's /healthz and the controller's /readyz (binary); the chart's Deployments (kind)",
 }
+
+
+def pod_group(name, target, native):
+    """The PodGroup of one job: its pods are placed all together or not at all."""
+    return ("podgroup", {
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": target.namespace, "labels": own_labels(target)},
+        "spec": {"minMember": native.min_member},
+    })
+
+
+def pod_template(name, target, work, native):
+    """The pod template of job ``name``: its scheduler's pods, labelled with their PodGroup."""
+    return base_pod_template(target, work, scheduler_name=DESCRIPTOR["pod_scheduler_name"],
+                             extra_labels={POD_GROUP_LABEL: name}, priority_class=native.priority_class)
+
+
+def job_objects(name, target, work, native, scenario):
+    """Job ``name``: its PodGroup first (a pod that names a missing group is not scheduled), then a batch Job."""
+    return [pod_group(name, target, native),
+            ("batch", batch_job(name, target, work, pod_template(name, target, work, native), scenario=scenario))]
+
+
+def direct_objects(name, target, work, native):
+    """Job ``name`` when the load test makes its pods: its PodGroup, then the pods."""
+    return [pod_group(name, target, native)] + direct_pods(name, target, work, pod_template(name, target, work, native))
+
+
+def cluster_objects(scenario, jobs, target, capability, labels):
+    """A scenario's objects: a PriorityClass per priority value."""
+    return priority_classes(scenario, jobs, labels)

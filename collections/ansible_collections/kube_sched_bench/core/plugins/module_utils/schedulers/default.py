@@ -1,9 +1,20 @@
 # -*- coding: utf-8 -*-
 """The default scheduler: the control plane's own kube-scheduler, the baseline every other one is compared with.
 
-A scheduler descriptor (docs/adding-a-scheduler.md says what each key means). Data only: the load-test module, the
-play's filters and the roles all read it.
+A scheduler's own file (docs/adding-a-scheduler.md says what each key and each form means): its descriptor, which
+the load-test module, the play's filters and the roles all read, and its workload forms, which the load test's
+workloads.py calls: a batch Job per job, its pods with a PriorityClass in a scenario (kube-scheduler preempts), no
+gangs and no queues.
 """
+from __future__ import annotations
+
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.builders import (
+    base_pod_template,
+    batch_job,
+    direct_pods,
+    priority_classes,
+)
+
 DESCRIPTOR = {
     "name": "default",
     # None: the control plane's kube-scheduler, at the version set's kubernetes pin.
@@ -24,3 +35,23 @@ DESCRIPTOR = {
     "hold": {"processes": ("kube-scheduler",)},
     "ready": "kube-scheduler's /healthz (binary); the kind node's own control plane (kind)",
 }
+
+
+def pod_template(name, target, work, native):
+    """The pod template of job ``name``: the default scheduler's own (no spec.schedulerName)."""
+    return base_pod_template(target, work, priority_class=native.priority_class)
+
+
+def job_objects(name, target, work, native, scenario):
+    """Job ``name`` when the job controller makes its pods: one batch Job."""
+    return [("batch", batch_job(name, target, work, pod_template(name, target, work, native), scenario=scenario))]
+
+
+def direct_objects(name, target, work, native):
+    """Job ``name`` when the load test makes its pods: the pods alone."""
+    return direct_pods(name, target, work, pod_template(name, target, work, native))
+
+
+def cluster_objects(scenario, jobs, target, capability, labels):
+    """A scenario's objects: a PriorityClass per priority value."""
+    return priority_classes(scenario, jobs, labels)

@@ -1,8 +1,35 @@
 # -*- coding: utf-8 -*-
 """Kueue: a job queueing controller that admits whole Jobs by quota; kube-scheduler still binds their pods.
 
-A scheduler descriptor (docs/adding-a-scheduler.md). Data only.
+A scheduler's own file (docs/adding-a-scheduler.md): its descriptor and its workload forms. A job is a batch Job
+created suspended with its LocalQueue's name (and its WorkloadPriorityClass's) in its labels; a scenario gives each
+tenant a ClusterQueue in one cohort with a nominal quota by weight and a LocalQueue for it, and a
+WorkloadPriorityClass per priority value (it admits whole Jobs by quota but, without waitForPodsReady, does not place
+them all or nothing: no gang). It takes no pods the load test makes itself (its descriptor's direct_pods).
 """
+from __future__ import annotations
+
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.builders import (
+    base_pod_template,
+    batch_job,
+    priority_class_name,
+    quantity,
+    tenant_queue_name,
+    tenant_quotas,
+)
+
+# The scenario's ClusterQueues' cohort, and the flavor of their quotas (the one ResourceFlavor kueue-init.yml makes).
+COHORT = "sched-bench"
+FLAVOR = "default"
+# The objects of its scenarios (cluster_objects): api name -> (group, version, plural), cluster-scoped, and
+# namespaced (made in the test's namespace with the cluster-scoped ones).
+CLUSTER_APIS = {
+    "kueue-clusterqueue": ("kueue.x-k8s.io", "v1beta1", "clusterqueues"),
+    "kueue-priorityclass": ("kueue.x-k8s.io", "v1beta1", "workloadpriorityclasses"),
+}
+SCENARIO_NAMESPACED_APIS = {"kueue-localqueue": ("kueue.x-k8s.io", "v1beta1", "localqueues")}
+QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
+PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
 DESCRIPTOR = {
     "name": "kueue",
     "version": "v0.10.1",
@@ -32,3 +59,57 @@ DESCRIPTOR = {
     "ready": "the manager's /readyz and its webhook's TLS port (binary); the release's Deployment, webhook "
              "Service endpoints and certificate Secret (kind); then the ClusterQueue is active",
 }
+
+
+def pod_template(name, target, work, native):
+    """The pod template of job ``name``: kube-scheduler binds its pods; its priority is the Job's
+    WorkloadPriorityClass label, and its pods keep the default priority."""
+    return base_pod_template(target, work)
+
+
+def job_objects(name, target, work, native, scenario):
+    """Job ``name``: a batch Job created suspended, in its LocalQueue (the burst's or its tenant's), admitted by
+    unsuspending it."""
+    labels = {QUEUE_NAME_LABEL: native.queue}
+    if native.priority_class:
+        labels[PRIORITY_CLASS_LABEL] = native.priority_class
+    return [("batch", batch_job(name, target, work, pod_template(name, target, work, native), job_labels=labels,
+                                suspend=True, scenario=scenario))]
+
+
+def tenant_queue(tenant):
+    """A tenant's LocalQueue (and ClusterQueue)."""
+    return tenant_queue_name(tenant)
+
+
+def cluster_objects(scenario, jobs, target, capability, labels):
+    """A WorkloadPriorityClass per priority value, and per tenant a ClusterQueue in one cohort whose nominal quota is
+    its weight's part of ``capability`` and whose fair-sharing weight is its weight (it may borrow the rest from the
+    cohort, shared by weight: fairSharing is on in Kueue's configuration; a queue reclaims its own quota from
+    borrowers, and within a queue a higher priority preempts a lower one) and a LocalQueue."""
+    out = [("kueue-priorityclass", {
+        "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "WorkloadPriorityClass",
+        "metadata": {"name": priority_class_name(value), "labels": dict(labels)}, "value": value,
+        "description": "sched-bench scenario %s" % scenario["name"],
+    }) for value in sorted({job["priority"] for job in jobs})]
+    quotas = tenant_quotas(scenario["tenants"], capability)
+    for tenant in sorted(quotas):
+        name = tenant_queue_name(tenant)
+        out.append(("kueue-clusterqueue", {
+            "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue",
+            "metadata": {"name": name, "labels": dict(labels)},
+            "spec": {
+                "cohort": COHORT, "namespaceSelector": {}, "fairSharing": {"weight": quantity(scenario["tenants"][tenant])},
+                "preemption": {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"},
+                "resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": [{"name": FLAVOR, "resources": [
+                    {"name": "cpu", "nominalQuota": quotas[tenant]["cpu"]},
+                    {"name": "memory", "nominalQuota": quotas[tenant]["memory"]},
+                ]}]}],
+            },
+        }))
+        out.append(("kueue-localqueue", {
+            "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "LocalQueue",
+            "metadata": {"name": name, "namespace": target.namespace, "labels": dict(labels)},
+            "spec": {"clusterQueue": name},
+        }))
+    return out

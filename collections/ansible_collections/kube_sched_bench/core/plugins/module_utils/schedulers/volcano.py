@@ -1,8 +1,40 @@
 # -*- coding: utf-8 -*-
 """Volcano: a batch system with its own scheduler, job kind (vcjob), queues and PodGroups.
 
-A scheduler descriptor (docs/adding-a-scheduler.md). Data only.
+A scheduler's own file (docs/adding-a-scheduler.md): its descriptor and its workload forms. A job is a vcjob (its
+job controller makes the job's PodGroup and pods) of minAvailable pods, in its queue; pods the load test makes itself
+come after the PodGroup it makes for them. A scenario gives each tenant a Queue with its weight, gangs by
+minAvailable and a PriorityClass per priority value.
 """
+from __future__ import annotations
+
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.quantities import (
+    format_cpu,
+    format_memory,
+    millicores,
+    size_bytes,
+)
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.builders import (
+    base_pod_template,
+    direct_pods,
+    own_labels,
+    priority_classes,
+    priority_field,
+    tenant_queue_name,
+)
+
+# The objects of its jobs: api name -> (group, version, plural), namespaced.
+CUSTOM_APIS = {
+    "volcano": ("batch.volcano.sh", "v1alpha1", "jobs"),
+    "volcano-podgroup": ("scheduling.volcano.sh", "v1beta1", "podgroups"),
+}
+# The cluster-scoped objects of its scenarios (cluster_objects), and those among them it refuses jobs into until
+# their status.state is Open.
+CLUSTER_APIS = {"volcano-queue": ("scheduling.volcano.sh", "v1beta1", "queues")}
+QUEUES_TO_OPEN = ("volcano-queue",)
+# Its scheduler groups pods by this annotation (volcano.sh/apis scheduling/v1beta1 KubeGroupNameAnnotationKey); its
+# PodGroup controller leaves a pod that has it alone instead of making a one-pod group for it.
+GROUP_ANNOTATION = "scheduling.k8s.io/group-name"
 DESCRIPTOR = {
     "name": "volcano",
     # Refused by some module proxies: give a mirror first in golang_goproxy (docs/runtimes-and-schedulers.md).
@@ -41,3 +73,78 @@ DESCRIPTOR = {
     "ready": "each process's health port and the webhook's TLS port (binary); the release's Deployments, webhook "
              "Service endpoints and certificate Secret (kind); then the burst's Queue is Open",
 }
+
+
+def pod_template(name, target, work, native):
+    """The pod template of job ``name``: its scheduler's pods, with the job's PriorityClass."""
+    return base_pod_template(target, work, scheduler_name=DESCRIPTOR["pod_scheduler_name"],
+                             priority_class=native.priority_class)
+
+
+def job_objects(name, target, work, native, scenario):
+    """Job ``name``: one vcjob of minAvailable (the gang's) pods in its queue."""
+    return [("volcano", {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": target.namespace, "labels": own_labels(target)},
+        "spec": dict({
+            "minAvailable": native.min_member,
+            "schedulerName": DESCRIPTOR["pod_scheduler_name"],
+            "queue": native.queue,
+            "tasks": [{"name": "task", "replicas": work["pods_per_job"], "template": pod_template(name, target, work, native)}],
+        }, **priority_field(native)),
+    })]
+
+
+def pod_group(name, target, work, native):
+    """The PodGroup of one job, as its job controller makes one for a vcjob: the gang's size, its queue and the
+    gang's quota usage, what the enqueue action weighs against the queue (Kubernetes' usage of a pod: its requests,
+    limits, which equal them here, and the pod counts)."""
+    pods = native.min_member
+    cpu = format_cpu(pods * millicores(work["pod_cpu"]))
+    memory = format_memory(pods * size_bytes(work["pod_memory"]))
+    return ("volcano-podgroup", {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": target.namespace, "labels": own_labels(target)},
+        "spec": dict({
+            "minMember": native.min_member,
+            "queue": native.queue,
+            "minResources": {"cpu": cpu, "requests.cpu": cpu, "limits.cpu": cpu, "memory": memory,
+                             "requests.memory": memory, "limits.memory": memory, "pods": str(pods),
+                             "count/pods": str(pods)},
+        }, **priority_field(native)),
+    })
+
+
+def direct_objects(name, target, work, native):
+    """Job ``name`` when the load test makes its pods: its PodGroup first (a pod that names a missing group is
+    refused by the webhook), then the pods, each annotated with the group."""
+    template = pod_template(name, target, work, native)
+    template["metadata"]["annotations"][GROUP_ANNOTATION] = name
+    return [pod_group(name, target, work, native)] + direct_pods(name, target, work, template)
+
+
+def tenant_queue(tenant):
+    """A tenant's Queue."""
+    return tenant_queue_name(tenant)
+
+
+def integer_weights(tenants):
+    """Its queue weights are whole numbers: the scenario's as they are when whole, else scaled so that the smallest
+    is 100 (the ratios kept to a percent)."""
+    weights = list(tenants.values())
+    if all(float(weight).is_integer() for weight in weights):
+        return {name: int(weight) for name, weight in tenants.items()}
+    smallest = min(weights)
+    return {name: max(1, int(round(weight * 100 / smallest))) for name, weight in tenants.items()}
+
+
+def cluster_objects(scenario, jobs, target, capability, labels):
+    """A PriorityClass per priority value, and a Queue per tenant with its weight (reclaimable, so that a queue over
+    its share gives back to the others) and the queues' ``capability`` ({cpu, memory}, bench_queue_quota)."""
+    return priority_classes(scenario, jobs, labels) + [("volcano-queue", {
+        "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+        "metadata": {"name": tenant_queue_name(tenant), "labels": dict(labels)},
+        "spec": {"weight": weight, "reclaimable": True, "capability": dict(capability)},
+    }) for tenant, weight in sorted(integer_weights(scenario["tenants"]).items())]

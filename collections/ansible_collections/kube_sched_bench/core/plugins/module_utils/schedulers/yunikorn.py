@@ -1,8 +1,38 @@
 # -*- coding: utf-8 -*-
 """Apache YuniKorn: the k8shim with yunikorn-core in one process, hierarchical queues and task-group gangs.
 
-A scheduler descriptor (docs/adding-a-scheduler.md). Data only.
+A scheduler's own file (docs/adding-a-scheduler.md): its descriptor and its workload forms. A job is a batch Job
+whose pods are one YuniKorn application in its queue. A scenario (its v1.6 defaults otherwise) gives each tenant a
+queue under root guaranteed its weight's part of the queues' CPU, with the queues' capability as max (config_queues,
+in its yunikorn-configs at deploy time: the scheduler_queues filter), a task group per gang job (placeholders reserve
+the whole gang first) and a PriorityClass per priority value: it orders a queue's applications by priority, but
+preempts only across queues (a pod waiting preemption.delay, 30 s, in a queue below its guarantee, victims of equal
+or lower priority in queues above theirs); within one queue, as with a single tenant, a high priority never preempts.
 """
+from __future__ import annotations
+
+import copy
+import json
+
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.builders import (
+    base_pod_template,
+    batch_job,
+    direct_pods,
+    priority_classes,
+    tenant_queue_name,
+    tenant_quotas,
+)
+
+# Its gangs (yunikorn-k8shim v1.6 pkg/common/constants): a pod's task group, the application's task groups (on each
+# pod, the first one seen defines them) and its scheduling parameters; the shim creates a placeholder pod per member,
+# annotated as such, and swaps each for a real pod.
+TASK_GROUP_NAME = "yunikorn.apache.org/task-group-name"
+TASK_GROUPS = "yunikorn.apache.org/task-groups"
+POLICY_PARAMETERS = "yunikorn.apache.org/schedulingPolicyParameters"
+# The one task group of a gang job: all its pods, alike.
+GANG_TASK_GROUP = "gang"
+# Hard: a gang whose placeholders are not all placed in time fails instead of falling back to pod-by-pod placement.
+GANG_STYLE = "gangSchedulingStyle=Hard"
 DESCRIPTOR = {
     "name": "yunikorn",
     # Refused by some module proxies: give a mirror first in golang_goproxy (docs/runtimes-and-schedulers.md).
@@ -51,3 +81,64 @@ DESCRIPTOR = {
              "chart's Deployments and webhook Service endpoints, then each of its queues over its REST API through the API "
              "server's service proxy (kind)",
 }
+
+
+def gang_annotations(spec, members):
+    """The annotations that make a job's pods (of pod ``spec``) one task group of ``members`` pods: the shim
+    reserves room for all of them with placeholder pods (each of the pod's requests, on the nodes the pod may use: its
+    node affinity and tolerations) before it places any, and swaps each placeholder for a real pod."""
+    group = {"name": GANG_TASK_GROUP, "minMember": members,
+             "minResource": dict(spec["containers"][0]["resources"]["requests"]),
+             "affinity": copy.deepcopy(spec["affinity"]), "tolerations": copy.deepcopy(spec["tolerations"])}
+    return {TASK_GROUP_NAME: GANG_TASK_GROUP,
+            TASK_GROUPS: json.dumps([group], sort_keys=True, separators=(",", ":")),
+            POLICY_PARAMETERS: GANG_STYLE}
+
+
+def pod_template(name, target, work, native):
+    """The pod template of job ``name``: one application per job, in its queue (the burst's or its tenant's); a gang
+    job's pods form one task group."""
+    template = base_pod_template(target, work, scheduler_name=DESCRIPTOR["pod_scheduler_name"],
+                                 priority_class=native.priority_class,
+                                 extra_labels={"applicationId": "%s-%s" % (target.namespace, name), "queue": native.queue})
+    if native.gang:
+        template["metadata"]["annotations"].update(gang_annotations(template["spec"], native.min_member))
+    return template
+
+
+def job_objects(name, target, work, native, scenario):
+    """Job ``name`` when the job controller makes its pods: one batch Job."""
+    return [("batch", batch_job(name, target, work, pod_template(name, target, work, native), scenario=scenario))]
+
+
+def direct_objects(name, target, work, native):
+    """Job ``name`` when the load test makes its pods: the pods alone (the shim makes their application)."""
+    return direct_pods(name, target, work, pod_template(name, target, work, native))
+
+
+def tenant_queue(tenant):
+    """A tenant's queue path: its queue (tenant_queue_name) under root."""
+    return "root." + tenant_queue_name(tenant)
+
+
+def cluster_objects(scenario, jobs, target, capability, labels):
+    """A scenario's objects: a PriorityClass per priority value; its queues are in its configuration, not objects
+    (config_queues)."""
+    return priority_classes(scenario, jobs, labels)
+
+
+def config_queues(scenario, capability):
+    """The queues a scenario adds under its root (its queues.yaml, at deploy time): per tenant, in name order, its
+    tenant queue with its weight's part of ``capability``'s CPU guaranteed (tenant_quotas) and ``capability`` as its
+    max. None (the burst) adds none.
+
+    Only the CPU is guaranteed, the resource a scenario's tenants divide: yunikorn-core v1.6 takes preemption victims
+    only from a queue over its guarantee in every guaranteed resource, so a memory guarantee that CPU-bound pods never
+    exceed would keep it from ever preempting (measured: docs/scenarios.md)."""
+    if not scenario:
+        return []
+    quotas = tenant_quotas(scenario["tenants"], capability)
+    limit = {"vcore": str(capability["cpu"]), "memory": str(capability["memory"])}
+    return [{"name": tenant_queue_name(tenant), "submitacl": "*", "resources": {
+        "guaranteed": {"vcore": quotas[tenant]["cpu"]}, "max": dict(limit)}}
+        for tenant in sorted(quotas)]

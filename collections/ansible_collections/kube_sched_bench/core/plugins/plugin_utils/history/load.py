@@ -17,7 +17,9 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.run import METRIC, REPORT_SUMMARY, load_run, read_json_file
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import own_version
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.model import METRIC
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.run import REPORT_SUMMARY, load_run, read_json_file
 
 # Written into the results directory itself, never a run.
 INDEX_FILES = ("index.html", "index.csv")
@@ -144,7 +146,7 @@ def describe(config, scheduler):
     stack = []
     if versions.get("kubernetes"):
         stack.append("Kubernetes %s" % versions["kubernetes"])
-    if versions.get("scheduler") and scheduler != "default":
+    if versions.get("scheduler") and own_version(scheduler):    # not the control plane's kube-scheduler
         stack.append("%s %s" % (scheduler, versions["scheduler"]))
     if config.get("runtime"):
         stack.append("%s runtime" % config["runtime"])

@@ -12,9 +12,14 @@ from urllib.parse import quote
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.history.load import CHARTS, differences
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.history.load import describe as describe_configuration
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.blocks import format_number, format_stat
-from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.build import csv_value
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.csv_table import csv_value
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.model import (
+    METRIC,
+    METRICS,
+    NOT_AVAILABLE,
+    describe_failure,
+)
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.render import _STYLE as REPORT_STYLE
-from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.run import METRIC, METRICS, NOT_AVAILABLE, describe_failure
 
 WIDTH, HEIGHT = 380, 220
 LEFT, RIGHT, TOP, BOTTOM = 52, 14, 30, 34

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.run import NOT_AVAILABLE
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.model import NOT_AVAILABLE
 
 
 @dataclass

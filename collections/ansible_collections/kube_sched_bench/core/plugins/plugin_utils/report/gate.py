@@ -29,7 +29,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.table import BY_NAME
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.host_load import describe_repeats
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.stats import NO_VERDICT, WORSE, compare
-from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.run import METRIC, METRICS
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.model import METRIC, METRICS
 
 ANY = "*"
 # bench_gate_busy: judge a result measured on a busy host as any other, or refuse to.

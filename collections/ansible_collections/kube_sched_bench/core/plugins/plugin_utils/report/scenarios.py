@@ -25,7 +25,8 @@ from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.block
     format_stat,
     slug,
 )
-from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.run import CHARTS_DIR, number_at, stat_of
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.model import number_at, stat_of
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.run import CHARTS_DIR
 
 # The job milestones after creation (sched_scenario_metrics.STAGES), as the breakdown shows them.
 STAGE_LABELS = (("admitted", "created → admitted"), ("first_pod_created", "→ first pod created"),

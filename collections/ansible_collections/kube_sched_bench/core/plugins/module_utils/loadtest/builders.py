@@ -1,0 +1,245 @@
+# -*- coding: utf-8 -*-
+"""Pure builders of the objects a load test creates that no scheduler has of its own: the fake nodes, the pod
+template every job's pods start from, the batch Job, pods created directly, the calibration's objects, the names, and
+the parts of a scenario every scheduler's form may use (PriorityClasses, tenant queue names and quotas).
+
+The fake nodes and the batch jobs follow the published comparison: nodes with label type=kwok and the kwok taint;
+jobs of N pods that ask for a little CPU and memory, tolerate the taint and "run" for a while through a kwok stage.
+What a scheduler makes of them (its pod template, its job kind, its groups, queues and scenario objects) is its own
+module's (module_utils/schedulers/<name>.py), which builds on these; workloads.py picks it. Nothing here knows a
+scheduler, nor imports the schedulers' package. No I/O here.
+"""
+from __future__ import annotations
+
+import copy
+from collections import namedtuple
+
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.quantities import (
+    format_cpu,
+    format_memory,
+    millicores,
+    size_bytes,
+)
+
+# Our own label and annotation keys.
+RUN_LABEL = "sched-bench.io/run"
+ROLE_LABEL = "sched-bench.io/role"
+DURATION_ANNOTATION = "sched-bench.io/run-duration"
+# The job a pod belongs to when the load test creates the pods itself (bench_pod_creation=direct): no Job owns them.
+JOB_LABEL = "sched-bench.io/job"
+
+KWOK_TAINT_KEY = "kwok.x-k8s.io/node"
+KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
+
+# spec.managedBy of the calibration's Jobs: the job controller (Kubernetes 1.32 and later) leaves them alone.
+CALIBRATION_MANAGER = "sched-bench.io/calibration"
+# The calibration's binding probe: its pods' scheduler name (served by no scheduler) and the node they are bound to
+# (none of that name exists).
+BINDING_PROBE_SCHEDULER = "sched-bench-binding-probe"
+BINDING_PROBE_NODE = "sched-bench-binding-probe"
+
+# A scenario's Job does not fail when the scheduler preempts one of its pods (the pod then has the DisruptionTarget
+# condition): its controller makes a replacement, as a batch user's Job would ask.
+PREEMPTION_IS_NO_FAILURE = {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]}
+
+PRIORITY_CLASS_PREFIX = "sched-bench-priority-"
+# A tenant's queue name (prefixed: a scheduler may have a queue named default of its own, as Volcano has).
+TENANT_QUEUE_PREFIX = "sched-bench-"
+# The cluster-scoped objects of a scenario every scheduler may make (priority_classes): api name -> (group,
+# version, plural). The schedulers' own are in their modules (CLUSTER_APIS).
+CLUSTER_APIS = {"priorityclass": ("scheduling.k8s.io", "v1", "priorityclasses")}
+
+# Where the objects go: the scheduler under test, the test's namespace and the run's label value.
+Target = namedtuple("Target", "scheduler namespace run_label")
+# A job's native form: its pods' PriorityClass (None: none), its queue (None: none; else the scheduler's queue of
+# the burst or the tenant's, tenant_queue of its module), how many of its pods must be placed together (1: any one),
+# and whether it is a scenario's gang the scheduler places whole by a form of its own (a task group).
+Native = namedtuple("Native", "priority_class queue min_member gang")
+
+
+def plurals(api_resource_list):
+    """Kind to resource name for the namespaced resources of an APIResourceList (discovery of one group version)."""
+    return {
+        resource["kind"]: resource["name"]
+        for resource in api_resource_list.get("resources") or []
+        if resource.get("namespaced") and "/" not in resource.get("name", "")
+    }
+
+
+def node_name(prefix, index):
+    return "%s%d" % (prefix, index)
+
+
+def job_name(index):
+    return "job-%05d" % index
+
+
+def pod_name(job, index):
+    return "%s-%d" % (job, index)
+
+
+def own_labels(target):
+    """The labels of every object the load test makes: its role, and the run's label when there is one."""
+    labels = {ROLE_LABEL: "load"}
+    if target.run_label:
+        labels[RUN_LABEL] = target.run_label
+    return labels
+
+
+def fake_node(name, target, work):
+    """A Node that kwok manages: labelled type=kwok, tainted, with the workload's node capacity."""
+    resources = {"cpu": work["node_cpu"], "memory": work["node_memory"], "pods": str(work["node_pods"])}
+    labels = {
+        "type": "kwok",
+        "kubernetes.io/hostname": name,
+        "kubernetes.io/os": "linux",
+        "kubernetes.io/arch": "amd64",
+        ROLE_LABEL: "fake-node",
+    }
+    if target.run_label:
+        labels[RUN_LABEL] = target.run_label
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": name,
+            "labels": labels,
+            "annotations": {KWOK_NODE_ANNOTATION: "fake", "node.alpha.kubernetes.io/ttl": "0"},
+        },
+        "spec": {"taints": [{"key": KWOK_TAINT_KEY, "value": "fake", "effect": "NoSchedule"}]},
+        "status": {"allocatable": dict(resources), "capacity": dict(resources)},
+    }
+
+
+def base_pod_template(target, work, scheduler_name=None, extra_labels=None, priority_class=None):
+    """The pod template every job's pods start from: on the kwok nodes, the workload's requests (and as many limits),
+    its duration; ``scheduler_name`` its spec.schedulerName (None: the default scheduler's), ``extra_labels`` after
+    ours, ``priority_class`` its PriorityClass (None: none)."""
+    labels = dict(own_labels(target), app="sched-bench")
+    labels.update(extra_labels or {})
+    requests = {"cpu": work["pod_cpu"], "memory": work["pod_memory"]}
+    spec = {
+        "restartPolicy": "Never",
+        "automountServiceAccountToken": False,
+        "terminationGracePeriodSeconds": 0,
+        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "type", "operator": "In", "values": ["kwok"]}]}]}}},
+        "tolerations": [{"key": KWOK_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}],
+        "containers": [{
+            "name": "work",
+            "image": "fake-image",
+            "resources": {"requests": dict(requests), "limits": dict(requests)},
+        }],
+    }
+    if scheduler_name:
+        spec["schedulerName"] = scheduler_name
+    if priority_class:
+        spec["priorityClassName"] = priority_class
+    return {
+        "metadata": {
+            "labels": labels,
+            "annotations": {DURATION_ANNOTATION: "%gs" % work["pod_duration"]},
+        },
+        "spec": spec,
+    }
+
+
+def batch_job(name, target, work, template, job_labels=None, suspend=False, scenario=False):
+    """A batch/v1 Job of the workload's pods of ``template``, all at once, never retried; ``suspend``: created
+    suspended (for a queue to admit); ``scenario``: a scenario's job, which survives a pod's preemption."""
+    labels = own_labels(target)
+    labels.update(job_labels or {})
+    spec = {
+        "parallelism": work["pods_per_job"],
+        "completions": work["pods_per_job"],
+        "backoffLimit": 0,
+        "template": template,
+    }
+    if suspend:
+        spec["suspend"] = True
+    if scenario:
+        spec["podFailurePolicy"] = copy.deepcopy(PREEMPTION_IS_NO_FAILURE)
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": target.namespace, "labels": labels},
+        "spec": spec,
+    }
+
+
+def direct_pods(name, target, work, template):
+    """The pods of job ``name`` as the load test creates them itself (bench_pod_creation=direct): ``template`` (the
+    job's pod template; its labels get the job's name in JOB_LABEL), one pod each, named after the job."""
+    template["metadata"]["labels"][JOB_LABEL] = name
+    pods = []
+    for index in range(work["pods_per_job"]):
+        pod = copy.deepcopy(template)
+        pod["metadata"].update(name=pod_name(name, index), namespace=target.namespace)
+        pods.append(("pod", dict(pod, apiVersion="v1", kind="Pod")))
+    return pods
+
+
+def calibration_job(index, target, work):
+    """Job ``index`` of the calibration's create probe: the default scheduler's Job, suspended and managed by
+    nobody (spec.managedBy), so that no controller writes its status or events and no pod is created: only the
+    API server's create path is measured."""
+    job = batch_job(job_name(index), target, work, base_pod_template(target, work), suspend=True)
+    job["spec"]["managedBy"] = CALIBRATION_MANAGER
+    return [("batch", job)]
+
+
+def binding_probe_pod(name, target, work):
+    """A pod of the calibration's binding probe: the default scheduler's pod template with a scheduler name nobody
+    serves, so that only the probe binds it, to BINDING_PROBE_NODE, a node that does not exist, so that neither
+    kwok nor a kubelet acts on it."""
+    template = base_pod_template(target, work, scheduler_name=BINDING_PROBE_SCHEDULER)
+    return {"apiVersion": "v1", "kind": "Pod", "spec": template["spec"],
+            "metadata": dict(template["metadata"], name=name, namespace=target.namespace)}
+
+
+def binding(pod, node):
+    """The pods/binding request that puts ``pod`` on ``node``."""
+    return {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": pod},
+            "target": {"apiVersion": "v1", "kind": "Node", "name": node}}
+
+
+# -- scenarios: the parts of the schedulers' native forms of tenants and priorities that they share --
+
+def priority_class_name(value):
+    return "%s%d" % (PRIORITY_CLASS_PREFIX, value)
+
+
+def priority_field(native):
+    """{"priorityClassName": ...} for a job whose native form has a PriorityClass, else {}."""
+    return {"priorityClassName": native.priority_class} if native.priority_class else {}
+
+
+def tenant_queue_name(tenant):
+    """A tenant's queue: Volcano's Queue, Kueue's ClusterQueue and LocalQueue, YuniKorn's queue under root."""
+    return TENANT_QUEUE_PREFIX + tenant
+
+
+def quantity(number):
+    """A weight as a Kubernetes quantity: 2 -> "2", 1.5 -> "1.5"."""
+    return str(int(number)) if float(number).is_integer() else repr(float(number))
+
+
+def tenant_quotas(tenants, capability):
+    """Each tenant's weight's part of ``capability`` ({cpu, memory} quantities): {tenant: {"cpu": q, "memory": q}},
+    Kueue's nominal quota; its CPU is YuniKorn's guaranteed vcore."""
+    total = sum(tenants.values())
+    return {tenant: {"cpu": format_cpu(millicores(capability["cpu"]) * weight / total),
+                     "memory": format_memory(size_bytes(capability["memory"]) * weight / total)}
+            for tenant, weight in tenants.items()}
+
+
+def priority_classes(scenario, jobs, labels):
+    """A PriorityClass per priority value of ``jobs`` (kube-scheduler's and the schedulers' that read the pods'
+    priority; it preempts lower priorities), labelled ``labels``. Its api name is a key of CLUSTER_APIS."""
+    return [("priorityclass", {
+        "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+        "metadata": {"name": priority_class_name(value), "labels": dict(labels)},
+        "value": value, "globalDefault": False, "preemptionPolicy": "PreemptLowerPriority",
+        "description": "sched-bench scenario %s" % scenario["name"],
+    }) for value in sorted({job["priority"] for job in jobs})]
