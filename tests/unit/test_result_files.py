@@ -1,4 +1,4 @@
-"""pods.csv and jobs.csv stored compressed, and read in either form (module_utils/results/files.py)."""
+"""pods.csv and jobs.csv stored compressed, and read in either form (module_utils/result/files.py)."""
 import gzip
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import files as f

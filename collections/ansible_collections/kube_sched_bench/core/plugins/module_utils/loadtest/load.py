@@ -29,7 +29,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.res
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import audit as metrics
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import cost
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import records as scenario_records
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.spec import burst, expand
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.expansion import burst, expand
 
 
 class LoadTest(ClusterSetUp, PodWaits, Results):

@@ -45,7 +45,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.bui
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.hold import arrival_problems
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.spec import burst_job, expand
 
-# What the load test, the calibration and the tests use of the builders, through this module.
+# The public names: this module's, and the builders' that the load test, the calibration and the tests read here.
 __all__ = [
     "BINDING_PROBE_NODE", "BINDING_PROBE_SCHEDULER", "CLUSTER_APIS", "CUSTOM_APIS", "DURATION_ANNOTATION", "JOB_LABEL",
     "KWOK_NODE_ANNOTATION", "NATIVE_FEATURES", "PLACEHOLDER_ANNOTATIONS", "QUEUES_TO_OPEN", "ROLE_LABEL", "RUN_LABEL",

@@ -15,6 +15,7 @@ import re
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as descriptors
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.cluster.components import component_flags
 
 # Linux gained cgroup namespaces in 4.6.
 CGROUPNS_MIN_KERNEL = (4, 6)
@@ -190,10 +191,8 @@ def takes_job_syncs(versions):
 def kind_controller_manager_args(versions, api_qps, api_burst, job_syncs):
     """kube-controller-manager's extra arguments on a kind cluster of ``versions``: the client rate and, where the
     node's Kubernetes takes it, the job controller's syncs (kind_job_syncs_problem refuses other syncs before)."""
-    args = {"kube-api-qps": api_qps, "kube-api-burst": api_burst}
-    if takes_job_syncs(versions):
-        args["concurrent-job-syncs"] = job_syncs
-    return args
+    return component_flags("kube-controller-manager", {
+        "api_qps": api_qps, "api_burst": api_burst, "job_syncs": job_syncs if takes_job_syncs(versions) else None})
 
 
 def kind_job_syncs_problem(versions, job_syncs, name="bench_controller_manager_job_syncs"):
