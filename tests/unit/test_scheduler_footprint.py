@@ -3,7 +3,7 @@ BUDGET (issue 30: 3), so that adding a scheduler stays its descriptor plus its o
 
 A scheduler's own files are its descriptor, module_utils/schedulers/<name>.py, and every file named after it:
 <name>.<ext>, <name>-<what> or <name>_<what>, or <runtime>-<name>.<ext> (roles/scheduler/tasks/binary-kueue.yml,
-roles/scheduler/templates/volcano-processes.yaml.j2, filter_plugins/yunikorn_queues.py).
+roles/scheduler/templates/volcano-processes.yaml.j2, roles/scheduler/templates/yunikorn-configs.yaml.j2).
 docs/adding-a-scheduler.md lists the files that remain: the descriptors' registry and the workload builders."""
 import os
 import re
