@@ -96,6 +96,37 @@ options:
     type: list
     elements: path
     default: []
+  scheduler_processes:
+    description:
+      - Names of the scheduler's processes (its pid files' names). Inside a kind node, where there are no pid files,
+        the processes of these names are the scheduler's in C(component_cost).
+    type: list
+    elements: str
+    default: []
+  internals:
+    description:
+      - Look at why the scheduler is as fast as it is. Scrape O(metrics_targets) just before the first job and once
+        the last pod is bound (each kept compressed beside the results as C(metrics-<process>-<before|after>.prom.gz)),
+        sample /proc at both moments, and count the audit log's requests between them; the summary's C(internals),
+        C(component_cost) and C(api_requests) (docs/metrics.md). false leaves the three null and scrapes nothing.
+    type: bool
+    default: true
+  metrics_targets:
+    description:
+      - The metrics endpoints to scrape, one per process; a process's views come from the scheduler's descriptor
+        (C(internals)) and, for the control plane, from C(metrics/internals.py).
+      - A target without C(url) is read through the API server with the O(kubeconfig)'s credentials (C(path),
+        /metrics by default), as the API server's own on every runtime.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      process: {description: The process (its pid file's name), type: str, required: true}
+      url: {description: "The endpoint (http, or https with O(metrics_targets[].ca))", type: str}
+      path: {description: "A path of the API server, for a target without C(url)", type: str}
+      ca: {description: CA bundle of an https endpoint, type: path}
+      client_cert: {description: Client certificate for an endpoint that requires one, type: path}
+      client_key: {description: Key of C(client_cert), type: path}
   own_pid_dir:
     description:
       - A directory whose C(*.pid) files name the benchmark's own processes on this host (the cluster's components,
@@ -166,6 +197,32 @@ summary:
       peak_rss_mb: 61.5
       processes: [{name: kube-scheduler, pid: 4242, cpu_seconds: 3.2, peak_rss_mb: 61.5}]
     loadtest_cost: {cpu_seconds: 4.1, peak_rss_mb: 88.2}
+    internals:
+      window_s: 4.5
+      processes:
+        kube-scheduler:
+          attempts: {scheduled: 150}
+          attempt_duration: {count: 150, sum_ms: 31.2, mean_ms: 0.208, p50_ms: 0.1, p90_ms: 0.9, p99_ms: 2.4,
+                             estimate: histogram_quantile, bounds_ms: [1.0, 2.0, 4.0]}
+      unread: {}
+      scrape_bytes: 402311
+      scrape_seconds: 0.41
+    component_cost:
+      window_s: 4.5
+      cpus: 2
+      bound_pods: 150
+      host_busy_percent: 71.2
+      other_percent: 1.3
+      components: [{component: scheduler, commands: [kube-scheduler], cpu_seconds: 0.61, cpu_ms_per_pod: 4.067,
+                    share_of_host_percent: 6.8, peak_rss_mb: 61.5, peak_rss_kb_per_pod: 419.8}]
+    api_requests:
+      window_s: 4.5
+      requests: 1210
+      per_bound_pod: 8.067
+      inflight_peak: 17
+      by_component: [{component: kube-scheduler/scheduler, users: ["system:kube-scheduler"], requests: 301,
+                      per_bound_pod: 2.007, top: [{verb: create, resource: pods/binding, requests: 150}]}]
+      by_verb_resource: [{verb: create, resource: pods/binding, requests: 150, per_bound_pod: 1.0}]
     audit_log_bytes: 2419200
     phases_s: {setup: 1.2, submit: 2.5, wait: 4.3, analysis: 0.4}
     capacity: {cpu: 3200.0, memory: 25Ti, memory_bytes: 27487790694400, pods: 11000, limited_by: cluster}
@@ -229,6 +286,11 @@ ARGUMENT_SPEC = dict(
     pid_file=dict(type="path"),
     ceiling_pods_per_s=dict(type="float"),
     binding_ceiling_pods_per_s=dict(type="float"),
+    scheduler_processes=dict(type="list", elements="str", default=[]),
+    internals=dict(type="bool", default=True),
+    metrics_targets=dict(type="list", elements="dict", default=[], options=dict(
+        process=dict(type="str", required=True), url=dict(type="str"), path=dict(type="str"), ca=dict(type="path"),
+        client_cert=dict(type="path"), client_key=dict(type="path"))),
     own_pid_dir=dict(type="path"),
     own_pids=dict(type="list", elements="int", default=[]),
     busy_threshold=dict(type="float"),

@@ -20,7 +20,11 @@ import subprocess
 import sys
 
 import pytest
+import recompute_internals
+from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as sched_descriptors
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules as sched_rules
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.components import COMPONENTS
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.internals import CONTROL_PLANE
 from conftest import audit_events, mirror_vars, processes_mentioning, read_rows, summary_problems
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -40,7 +44,19 @@ NODES, JOBS, PODS_PER_JOB = 10, 20, 3
 KNOBS = {"bench_scheduler_api_qps": 400, "bench_scheduler_api_burst": 600, "bench_scheduler_gogc": "150",
          "bench_scheduler_cpu_profile_seconds": 6, "bench_scheduler_cpu_limit": 1,
          # The tests below read the audit log from the fetched results.
-         "bench_fetch_audit_log": True, "bench_arrival": "backlog"}
+         "bench_fetch_audit_log": True, "bench_arrival": "backlog",
+         # The cycle settings, read back from what each scheduler runs with (CYCLE).
+         "bench_scheduler_cycle_period": 0.5, "bench_kube_scheduler_parallelism": 8,
+         "bench_kube_scheduler_percentage_of_nodes_to_score": 50}
+KUBE_SCHEDULER_CYCLE = {"parallelism": 8, "percentage_of_nodes_to_score": 50}
+CYCLE = {
+    "default": KUBE_SCHEDULER_CYCLE,
+    "kueue": dict(KUBE_SCHEDULER_CYCLE, job_concurrency=5, workload_concurrency=5, wait_for_pods_ready=False,
+                  fair_sharing=True),
+    "volcano": {"schedule_period_s": 0.5},
+    "yunikorn": {"scheduling_interval_s": 0.5},
+    "coscheduling": KUBE_SCHEDULER_CYCLE,
+}
 RUN_ID = "e2e-schedulers"
 NAMESPACE = "sched-bench"
 # Below the kernel's ephemeral port range (32768 and up), like the toolkit's default range.
@@ -191,6 +207,7 @@ def test_env_json_records_the_versions_and_the_knobs(run, scheduler):
     assert str(deployed["knobs"]["gogc"]) == KNOBS["bench_scheduler_gogc"]
     assert env["knobs"]["scheduler_cpu_limit"] == KNOBS["bench_scheduler_cpu_limit"]
     assert str(deployed["knobs"]["cpu_limit"]) == str(KNOBS["bench_scheduler_cpu_limit"])
+    assert env["cycle"] == deployed["cycle"] == CYCLE[scheduler], deployed.get("cycle_source")
     pins = env["versions"]["pins"]
     expected_version = pins["kubernetes"] if scheduler == "default" else pins[scheduler]
     assert deployed["version"] == expected_version
@@ -226,6 +243,76 @@ def test_a_cpu_profile_of_the_scheduler_is_taken(run, scheduler):
     env = json.loads((run.result_dir(scheduler) / "env.json").read_text())
     assert env["knobs"]["scheduler_cpu_profile_seconds"] == KNOBS["bench_scheduler_cpu_profile_seconds"]
     assert env["versions"]["scheduler"]["pprof"]["url"].endswith("/debug/pprof/profile")
+    # The CPU and heap profiles of the scheduler and of kube-apiserver, each read with go tool pprof into profiles.json:
+    # every one parsed, a CPU profile over the knob's seconds; the heap in use and the API server's CPU always have
+    # functions (an idle scheduler's CPU profile may have none, as above).
+    profiles = json.loads((run.result_dir(scheduler) / "profiles.json").read_text())
+    assert sorted(profiles) == ["apiserver-cpu", "apiserver-heap", "scheduler-cpu", "scheduler-heap"]
+    for name, entry in profiles.items():
+        assert "error" not in entry and "skipped" not in entry, (name, entry)
+        assert (run.result_dir(scheduler) / entry["file"]).stat().st_size > 0
+        assert entry["type"] == ("cpu" if name.endswith("-cpu") else "inuse_space")
+        assert entry["unit"] == ("s" if name.endswith("-cpu") else "B")
+        assert entry.get("seconds", KNOBS["bench_scheduler_cpu_profile_seconds"]) == KNOBS["bench_scheduler_cpu_profile_seconds"]
+        assert "functions" in entry and "functions_by_cum" in entry
+    for name in ("scheduler-heap", "apiserver-cpu", "apiserver-heap"):
+        assert profiles[name]["total"] > 0 and profiles[name]["functions"], (name, profiles[name])
+        flats = [function["flat"] for function in profiles[name]["functions"]]
+        assert flats == sorted(flats, reverse=True)
+        assert all(0 <= function["cum_pct"] <= 100.05 for function in profiles[name]["functions_by_cum"])
+
+
+# The view that counts each scheduler's successful placements (process, view, key; None: the view's count), which
+# must be at least the pods it bound; a new scheduler adds its entry.
+PLACEMENTS = {
+    "default": ("kube-scheduler", "attempts", "scheduled"),
+    "kueue": ("kube-scheduler", "attempts", "scheduled"),
+    "volcano": ("vc-scheduler", "task_latency", None),
+    "yunikorn": ("yunikorn-scheduler", "allocation_attempts", "allocated"),
+    "coscheduling": ("scheduler-plugins-scheduler", "attempts", "scheduled"),
+}
+
+
+@pytest.mark.parametrize("scheduler", SCHEDULERS)
+def test_the_internals_cost_and_requests_agree_with_the_run(run, scheduler):
+    """docs/metrics.md, "Why": every process scraped at both ends, its counts consistent with the pods bound and (a
+    scheduler of periodic cycles) with its period; six components' cost per pod; requests by who asked; and every
+    figure recomputed from the fetched files by tests/recompute_internals.py."""
+    skip_if_unbuildable(run, scheduler)
+    directory = run.result_dir(scheduler)
+    summary = json.loads((directory / "summary.json").read_text())
+    env = json.loads((directory / "env.json").read_text())
+    internals = summary["internals"]
+    assert internals["unread"] == {}, internals["unread"]
+    specs = dict(sched_descriptors.get(scheduler)["internals"], **CONTROL_PLANE)
+    assert sorted(internals["processes"]) == sorted(specs)
+    assert sorted(path.name for path in directory.glob("metrics-*.prom.gz")) == sorted(
+        "metrics-%s-%s.prom.gz" % (process, moment) for process in specs for moment in ("before", "after"))
+    process, key, label = PLACEMENTS[scheduler]
+    view = internals["processes"][process][key]
+    placed = view["count"] if label is None else view.get(label, 0)
+    assert placed >= summary["pods_bound"] == PODS_PER_JOB * JOBS, (placed, summary["pods_bound"])
+    cycles = internals["processes"].get("vc-scheduler", {}).get("cycles")
+    if cycles:
+        # One session per schedule period, each started a period after the last ended (wait.Until).
+        # Held, vc-scheduler is stopped: the sessions run in the rest of the window.
+        period, running = env["knobs"]["scheduler_cycle_period"], internals["window_s"] - internals["held_s"]
+        longest = running / period + 1
+        shortest = running / (period + cycles["mean_ms"] / 1000.0) - 1
+        assert shortest <= cycles["count"] <= longest, (cycles, internals["window_s"], period)
+    assert internals["processes"]["kube-apiserver"]["requests_by_verb"].get("POST", 0) >= summary["pods_bound"]
+    cost = summary["component_cost"]
+    assert [row["component"] for row in cost["components"]][:6] == list(COMPONENTS), cost
+    assert all(row["cpu_ms_per_pod"] is not None and row["peak_rss_mb"] > 1 for row in cost["components"]), cost
+    requests = summary["api_requests"]
+    assert requests["by_role"]["scheduler"]["requests"] > 0 and requests["by_role"]["kwok"]["requests"] > 0
+    # The load generator created the jobs; the binding requests are the scheduler's (coscheduling's and Kueue's binder
+    # too: each is a kube-scheduler build among the scheduler's processes).
+    assert requests["by_role"]["load generator"]["requests"] >= JOBS
+    audit = directory / "audit.log.gz"
+    assert recompute_internals.internals_differences(str(directory), summary, specs) == []
+    assert recompute_internals.cost_differences(str(directory), summary) == []
+    assert recompute_internals.requests_differences(str(audit), summary) == []
 
 
 def test_no_process_of_the_run_is_left(run):

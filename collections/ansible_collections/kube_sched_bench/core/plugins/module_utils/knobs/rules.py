@@ -42,6 +42,7 @@ QUANTITY = (str, "use a Kubernetes quantity greater than 0 such as 500m, 2, 200M
 QUEUE_QUOTA = (dict, "use seed, cluster, or {cpu: <quantity>, memory: <quantity>} such as {cpu: 500, memory: 500Gi}")
 FLAG = (bool, "use true or false")
 PERCENT = (float, "use a percentage from 0 to 100")
+WHOLE_PERCENT = (int, "use a whole percentage from 0 to 100")
 
 # bench_queue_quota: the CPU and memory of the queues of the schedulers with queues (descriptors' queue_quota).
 # seed: the published comparison's; cluster: the fake nodes' allocatable, what the default scheduler can use.
@@ -50,7 +51,7 @@ QUEUE_QUOTA_NAMES = ("seed", "cluster")
 
 # The kinds of rule by the name the knob table (module_utils/knobs/table.py) gives them.
 KINDS = {"count": COUNT, "positive": POSITIVE, "seconds": SECONDS, "quantity": QUANTITY, "queue_quota": QUEUE_QUOTA,
-         "flag": FLAG, "percent": PERCENT}
+         "flag": FLAG, "percent": PERCENT, "whole_percent": WHOLE_PERCENT}
 
 
 def _rule(knob):
@@ -99,7 +100,7 @@ def rule_problem(rule, value):
         else:
             number = _number(value, kind)
             ok = number > 0 if rule is POSITIVE else number >= (1 if rule is COUNT else 0)
-            ok = ok and (rule is not PERCENT or number <= 100)
+            ok = ok and (rule not in (PERCENT, WHOLE_PERCENT) or number <= 100)
     except (KeyError, TypeError, ValueError):
         ok = False
     return None if ok else allowed
@@ -143,6 +144,34 @@ def problems(values, label="%s", names=None):
                        "of %s CPU and %s memory, so the schedulers that admit whole jobs would never admit one" % (
                            label % "queue_quota", values["queue_quota"], quota["cpu"], quota["memory"], pods,
                            values["pod_cpu"], values["pod_memory"]))
+    return out
+
+
+# The knobs of kube-scheduler's configuration file (its builds' too), whose defaults are upstream's: the binary
+# runtime writes the file; the cluster's own kube-scheduler of the other runtimes (kind's static pod, configured by
+# flags, or an external cluster's) runs with upstream's values, so only those are allowed where it binds the pods.
+KUBE_SCHEDULER_KNOBS = tuple(knob.name for knob in KNOBS if knob.name.startswith("kube_scheduler_"))
+CONFIGURED_KUBE_SCHEDULER_RUNTIMES = ("binary",)
+# The schedulers whose pods the cluster's own kube-scheduler binds (no pod scheduler name of their own).
+CLUSTER_BOUND = tuple(name for name in SCHEDULERS if descriptors.get(name)["pod_scheduler_name"] is None)
+
+
+def kube_scheduler_problems(values, label="%s"):
+    """One sentence per kube-scheduler knob of ``values`` (unprefixed names, with runtime and schedulers) set away
+    from upstream's value on a runtime whose own kube-scheduler binds some of the schedulers' pods."""
+    runtime, schedulers = values.get("runtime"), values.get("schedulers")
+    if runtime in CONFIGURED_KUBE_SCHEDULER_RUNTIMES or not isinstance(schedulers, (list, tuple)):
+        return []
+    bound = [name for name in schedulers if name in CLUSTER_BOUND]
+    out = []
+    for name in KUBE_SCHEDULER_KNOBS:
+        upstream = BY_NAME[name].default
+        if not bound or name not in values or rule_problem(RULES[name], values[name]) is not None:
+            continue
+        if _number(values[name], int) != upstream:
+            out.append("%s=%s is not supported on the %s runtime with %s: the cluster's own kube-scheduler binds "
+                       "their pods, with upstream's value; leave it at %s" % (
+                           label % name, values[name], runtime, ", ".join(bound), upstream))
     return out
 
 

@@ -186,11 +186,32 @@ KNOBS = (
         GOMAXPROCS.""", rule="optional_count", allowed="use whole CPUs, 0 (no limit) or more", recorded=True,
           shown="0 (all)", feeds=("scheduler_cpu_limit", "kind_cluster_scheduler_env")),
     _knob("scheduler_cpu_profile_seconds", "int", 0, FAIRNESS, """
-        Seconds of Go CPU profile (pprof) of the scheduler taken at the start of the load test, saved as
-        scheduler-cpu.pprof beside the results (binary runtime: the process that schedules or admits the pods);
-        read it with go tool pprof -top <file>. 0: none.""", rule="optional_count",
+        Seconds of Go CPU profile (pprof) of the scheduler and of kube-apiserver taken at the start of the load
+        test; with it a heap profile of each once the test has finished. Saved beside the results as
+        scheduler-cpu.pprof, scheduler-heap.pprof, apiserver-cpu.pprof and apiserver-heap.pprof, each read with the
+        pinned Go's go tool pprof -top into profiles.json and shown in the report (binary runtime: the process that
+        schedules or admits the pods; kube-apiserver only where the cluster gives its address and client
+        certificate files). 0: none.""", rule="optional_count",
           allowed="use whole seconds, 0 (no profile) or more", recorded=True, shown="0 (none)",
-          feeds=("loadtest_cpu_profile_seconds",)),
+          feeds=("loadtest_cpu_profile_seconds",), see="metrics.md#profiles"),
+    _knob("scheduler_cycle_period", "float", 1, FAIRNESS, """
+        Seconds between the scheduling cycles of the schedulers that schedule in periodic cycles, the same for
+        each: vc-scheduler's --schedule-period (a session per period) and the k8shim's service.schedulingInterval
+        (its applications handed to the core per interval); upstream's is 1 for both. The others react to each
+        change and have no period. env.json's cycle says what each scheduler ran with.""", rule="positive",
+          recorded=True, feeds=("scheduler_cycle_period",), see="runtimes-and-schedulers.md#cycle-settings"),
+    _knob("kube_scheduler_parallelism", "int", 16, FAIRNESS, """
+        Goroutines with which kube-scheduler, and each build of it the toolkit runs, filters and scores the nodes
+        for a pod (KubeSchedulerConfiguration parallelism; upstream's is 16). Where the cluster's own
+        kube-scheduler binds the pods (kind, external), only 16.""", rule="count", recorded=True,
+          feeds=("scheduler_kube_scheduler_parallelism",), see="runtimes-and-schedulers.md#cycle-settings"),
+    _knob("kube_scheduler_percentage_of_nodes_to_score", "int", 0, FAIRNESS, """
+        Share of the nodes, in percent, that kube-scheduler (and each build of it) finds feasible for a pod before
+        it stops searching and scores only those (KubeSchedulerConfiguration percentageOfNodesToScore): 100 every
+        node; 0 upstream's adaptive share (every node below 100 nodes, else 50 % less 1 % per 125 nodes, at least
+        5 % and 100 nodes). Where the cluster's own kube-scheduler binds the pods (kind, external), only 0.""",
+          rule="whole_percent", recorded=True, feeds=("scheduler_kube_scheduler_percentage_of_nodes_to_score",),
+          see="runtimes-and-schedulers.md#cycle-settings"),
     _knob("controller_manager_api_qps", "float", 1000, FAIRNESS, """
         API QPS of kube-controller-manager, which creates the Jobs' pods (the upstream default 20 would cap pod
         creation, not scheduling; on kind too, through kind_cluster_controller_manager_extra_args).""",
@@ -205,6 +226,12 @@ KNOBS = (
           rule="count", recorded=True, feeds=("binary_cluster_controller_manager_job_syncs",),
           see="reading-the-report.md#what-limited-the-throughput"),
     # Results, report and gate
+    _knob("internals", "bool", True, RESULTS, """
+        Say why each scheduler is as fast as it is: the load test scrapes the scheduler's and the control plane's
+        metrics just before its first job and once its last pod is bound, samples each component's CPU and memory,
+        and counts the API requests by client from the audit log; the summary's internals, component_cost and
+        api_requests, and the report's "why" tables. false: none of them (the scrapes cost no measured time: they
+        are outside the window).""", feeds=("loadtest_internals",), see="metrics.md#why-internals-cost-per-component-api-requests"),
     _knob("run_id", "str", "", RESULTS, """
         Identifies the run; results land in <bench_results_dir>/<run id>/<host>/<scheduler>/. Empty: a UTC
         timestamp such as 20261129T210000Z.""", shown="a UTC timestamp"),

@@ -50,6 +50,10 @@ class RateLimiter:
             self.sleep(wait)
 
 
+# The load test's requests, as the audit log names them (metrics/requests.py counts them as the load generator's).
+LOADGEN_USER_AGENT = "sched-bench-loadgen/0"
+
+
 def api_client(kubeconfig, context, pool_size):
     """An ApiClient for the kubeconfig, with a connection pool for ``pool_size`` threads."""
     configuration = k8s_client.Configuration()
@@ -57,7 +61,10 @@ def api_client(kubeconfig, context, pool_size):
                                 client_configuration=configuration, persist_config=False)
     configuration.connection_pool_maxsize = max(pool_size, 4)
     configuration.retries = 0
-    return k8s_client.ApiClient(configuration)
+    client = k8s_client.ApiClient(configuration)
+    # The load generator's main process; its child processes set their own number (submitters.USER_AGENT).
+    client.user_agent = LOADGEN_USER_AGENT
+    return client
 
 
 def read_json(response):

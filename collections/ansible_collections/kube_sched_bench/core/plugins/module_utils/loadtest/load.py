@@ -23,6 +23,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.cli
     error_text,
 )
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.fake_cluster import ClusterSetUp, LoadTestError
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.observe import AFTER, BEFORE, Observer
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.pod_wait import PodWaits
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.progress import ProgressFile
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.results import Results
@@ -32,7 +33,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios im
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.expansion import burst, expand
 
 
-class LoadTest(ClusterSetUp, PodWaits, Results):
+class LoadTest(ClusterSetUp, PodWaits, Results, Observer):
     """One load test from the module's parameters; ``run`` does it all and returns (files written, summary)."""
 
     def __init__(self, params):
@@ -61,12 +62,15 @@ class LoadTest(ClusterSetUp, PodWaits, Results):
         self.started_at = ""
         self.cost_start = {}
         self.load_start = None
+        self.observed = {}  # Observer's scrapes and samples around the load
         self.phases = {}
         self.progress = ProgressFile(params.get("progress_file"))
         self.backlog = self.workload["arrival"] == hold.BACKLOG
         self.hold = None
         self.submitters = None  # sched_submitters.Submitters with workload.submit_processes > 1
         self.release_us = None  # this client's clock at the release (the audit log's marker is the timing source)
+        self.held_since = None  # monotonic time the hold was engaged; held_s: how long it lasted
+        self.held_s = 0.0
 
     def jobs_total(self):
         return len(self.jobs)
@@ -144,6 +148,7 @@ class LoadTest(ClusterSetUp, PodWaits, Results):
         """Backlog mode: hold the scheduler before the first job is submitted."""
         self.hold = hold.Hold(self.p["scheduler"], self.p["scheduler_pid_files"], self.custom)
         try:
+            self.held_since = time.monotonic()
             self.hold.engage(deadline)
         except hold.HoldError as exc:
             raise LoadTestError(str(exc)) from exc
@@ -156,6 +161,7 @@ class LoadTest(ClusterSetUp, PodWaits, Results):
             "metadata": {"name": hold.RELEASE_MARKER, "labels": {workloads.ROLE_LABEL: "release"}}},
             _preload_content=False))
         self.release_us = int(time.time() * 1_000_000)
+        self.held_s = time.monotonic() - self.held_since
         problems = self.hold.release()
         if problems:
             raise LoadTestError("could not release the held scheduler: %s" % "; ".join(problems))
@@ -193,6 +199,8 @@ class LoadTest(ClusterSetUp, PodWaits, Results):
             self.create_scenario_objects(deadline)
             self.watch = PodWatch(self.core, self.p["namespace"])
             self.watch.start()
+            # Before the hold: a held scheduler's process is stopped and would not answer.
+            self.observe(BEFORE)
             if self.backlog:
                 self.hold_scheduler(deadline)
             phase = self._phase("setup", phase)
@@ -210,6 +218,7 @@ class LoadTest(ClusterSetUp, PodWaits, Results):
         if wait_reason is None:
             wait_reason = self.wait_pods(time.monotonic() + self.workload["timeout"])
             self._phase("wait", phase)
+        self.observe(AFTER)
         reason = reason or wait_reason
         # What a scheduler does with a scenario is its result: jobs still waiting at the timeout are a finding.
         self.scenario_timed_out = (scenario_records.timeout_is_finding(self.scenario) and self.timed_out

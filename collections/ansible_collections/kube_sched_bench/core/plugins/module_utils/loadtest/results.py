@@ -101,6 +101,10 @@ class Results:
                           if load_end else None),
         }
         summary, timeline, jobs, pods = result_summary.build(run, measured, submission, outcome)
+        # Why it was as fast as it was: the scrapes and samples around the load (observe.py).
+        observed_start = time.monotonic()
+        summary.update(self.observations(summary["pods_bound"]))
+        self.phases["observations"] = round(time.monotonic() - observed_start, 3)
         pod_rows = scenario_records.scenario_pod_rows(records, jobs)
         more = {"jobs.csv": _csv_text(scenario_records.JOB_FIELDS, scenario_records.job_rows(jobs, pods)),
                 "scenario.json": json.dumps(self.scenario, indent=1, sort_keys=True) + "\n"}

@@ -119,7 +119,7 @@ def sample(own_roots, proc_root="/proc", clock=time.monotonic):
                   processes, descendants(processes, own_roots))
 
 
-def _spent(process, before, with_children):
+def spent_since(process, before, with_children):
     """Ticks ``process`` spent since the sample ``before`` (all of them if it started since)."""
     earlier = before.get(process.pid)
     if earlier is not None and earlier.started != process.started:
@@ -141,8 +141,8 @@ def summarize(start, end, threshold=None):
     total = end.total - start.total
     busy_ticks = end.busy - start.busy
     # The benchmark's own processes, with what their reaped children spent (a probe run by a kind node's kubelet).
-    own = sum(_spent(end.processes[pid], start.processes, True) for pid in end.own)
-    others = sorted(((_spent(process, start.processes, False), process) for pid, process in end.processes.items()
+    own = sum(spent_since(end.processes[pid], start.processes, True) for pid in end.own)
+    others = sorted(((spent_since(process, start.processes, False), process) for pid, process in end.processes.items()
                      if pid not in end.own), key=lambda item: (-item[0], item[1].pid))
     load = {
         "cpus": end.cpus,

@@ -44,6 +44,8 @@ KEYS = {
                "optional without_containers ({container name: why}: left out of the release's pods) and crd_path (where "
                "in the module the CRDs are that a chart from the module links to)",
     "ready": "what tells the toolkit it is ready, per runtime",
+    "internals": "the series of its processes' metrics that explain it, {process: [view, ...]} "
+                 "(metrics/internals.py), read around every load test into summary.json's internals",
     "hold": "bench_arrival=backlog, binary runtime: how it is held until the release (sched_hold.py): processes (the "
             "pid-file names of the processes stopped) or stop_policy (group/version/plural of the queues set to Hold), "
             "and backlog, the group/version/plural of the objects one per job that make the backlog when its pods "

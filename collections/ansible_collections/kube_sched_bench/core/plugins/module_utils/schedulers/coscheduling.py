@@ -15,6 +15,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.bui
     own_labels,
     priority_classes,
 )
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import internals as views
 
 # The objects of its jobs: api name -> (group, version, plural), namespaced.
 CUSTOM_APIS = {"podgroup": ("scheduling.x-k8s.io", "v1alpha1", "podgroups")}
@@ -56,6 +57,8 @@ DESCRIPTOR = {
                 # The chart's crds/ are links to these (PodGroup, ElasticQuota), which a module zip leaves out.
                 "crd_path": "config/crd/bases"},
     # bench_arrival=backlog: the scheduler's process is stopped until the release; its PodGroup controller runs on.
+    "internals": {"scheduler-plugins-scheduler": views.KUBE_SCHEDULER,
+                  "scheduler-plugins-controller": views.CONTROLLER_RUNTIME},
     "hold": {"processes": ("scheduler-plugins-scheduler",)},
     "ready": "the scheduler's /healthz and the controller's /readyz (binary); the chart's Deployments (kind)",
 }

@@ -14,6 +14,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.bui
     direct_pods,
     priority_classes,
 )
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import internals as views
 
 DESCRIPTOR = {
     "name": "default",
@@ -33,6 +34,8 @@ DESCRIPTOR = {
     "release": None,
     # bench_arrival=backlog (module_utils/sched_hold.py): its process is stopped until the release.
     "hold": {"processes": ("kube-scheduler",)},
+    # The series of its metrics that explain it (metrics/internals.py), by process.
+    "internals": {"kube-scheduler": views.KUBE_SCHEDULER},
     "ready": "kube-scheduler's /healthz (binary); the kind node's own control plane (kind)",
 }
 

@@ -17,6 +17,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.bui
     tenant_queue_name,
     tenant_quotas,
 )
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import internals as views
 
 # The scenario's ClusterQueues' cohort, and the flavor of their quotas (the one ResourceFlavor kueue-init.yml makes).
 COHORT = "sched-bench"
@@ -55,6 +56,14 @@ DESCRIPTOR = {
     "release": {"manifest_url": "https://github.com/kubernetes-sigs/kueue/releases/download/{version}/manifests.yaml"},
     # bench_arrival=backlog: every ClusterQueue is set to stopPolicy Hold until the release (the manager and its
     # webhooks run on; kube-scheduler is never held). A Job then has its Workload and no pod: the backlog.
+    # Its manager's admissions and reconciles, and the kube-scheduler that binds what it admits.
+    "internals": {"kueue": [
+        {"key": "admission_attempts", "view": "counts", "metric": "kueue_admission_attempts_total", "label": "result"},
+        {"key": "admission_attempt_duration", "view": "histogram", "metric": "kueue_admission_attempt_duration_seconds",
+         "unit_ms": views.SECONDS},
+        {"key": "admission_wait", "view": "histogram", "metric": "kueue_admission_wait_time_seconds",
+         "unit_ms": views.SECONDS},
+    ] + views.CONTROLLER_RUNTIME, "kube-scheduler": views.KUBE_SCHEDULER},
     "hold": {"stop_policy": "kueue.x-k8s.io/v1beta1/clusterqueues", "backlog": "kueue.x-k8s.io/v1beta1/workloads"},
     "ready": "the manager's /readyz and its webhook's TLS port (binary); the release's Deployment, webhook "
              "Service endpoints and certificate Secret (kind); then the ClusterQueue is active",

@@ -22,6 +22,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.bui
     priority_field,
     tenant_queue_name,
 )
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import internals as views
 
 # The objects of its jobs: api name -> (group, version, plural), namespaced.
 CUSTOM_APIS = {
@@ -69,6 +70,17 @@ DESCRIPTOR = {
                                 "volcano-development.yaml"},
     # bench_arrival=backlog: vc-scheduler is stopped until the release, its controller and webhooks run on. Its
     # controller makes a job's pods only once the scheduler enqueued its PodGroup, so the backlog is the PodGroups.
+    # A session every schedule period (its e2e latency's observations are the cycles), by action and plugin.
+    "internals": {"vc-scheduler": [
+        {"key": "cycles", "view": "histogram", "metric": "volcano_e2e_scheduling_latency_milliseconds",
+         "unit_ms": views.MILLISECONDS},
+        {"key": "busiest_actions", "view": "busiest", "metric": "volcano_action_scheduling_latency_milliseconds",
+         "label": "action", "unit_ms": views.MILLISECONDS, "top": 5},
+        {"key": "busiest_plugins", "view": "busiest", "metric": "volcano_plugin_scheduling_latency_milliseconds",
+         "label": "plugin", "unit_ms": views.MILLISECONDS, "top": 5},
+        {"key": "task_latency", "view": "histogram", "metric": "volcano_task_scheduling_latency_milliseconds",
+         "unit_ms": views.MILLISECONDS},
+    ]},
     "hold": {"processes": ("vc-scheduler",), "backlog": "scheduling.volcano.sh/v1beta1/podgroups"},
     "ready": "each process's health port and the webhook's TLS port (binary); the release's Deployments, webhook "
              "Service endpoints and certificate Secret (kind); then the burst's Queue is Open",

@@ -22,6 +22,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.bui
     tenant_queue_name,
     tenant_quotas,
 )
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import internals as views
 
 # Its gangs (yunikorn-k8shim v1.6 pkg/common/constants): a pod's task group, the application's task groups (on each
 # pod, the first one seen defines them) and its scheduling parameters; the shim creates a placeholder pod per member,
@@ -76,6 +77,18 @@ DESCRIPTOR = {
                 # nothing (the binary runtime runs none), and its image is built with npm, not from a Go module.
                 "without_containers": {"yunikorn-scheduler-web": "the web UI, which schedules nothing"}},
     # bench_arrival=backlog: its one process is stopped until the release.
+    # yunikorn-core observes its *_milliseconds histograms in seconds (metrics/scheduler.go, SinceInSeconds), one
+    # observation per allocation; it counts no cycles of the shim's scheduling interval.
+    "internals": {"yunikorn-scheduler": [
+        {"key": "allocation_attempts", "view": "counts", "metric": "yunikorn_scheduler_container_allocation_attempt_total",
+         "label": "state"},
+        {"key": "allocation_latency", "view": "histogram", "metric": "yunikorn_scheduler_scheduling_latency_milliseconds",
+         "unit_ms": views.SECONDS},
+        {"key": "busiest_sorting", "view": "busiest", "metric": "yunikorn_scheduler_node_sorting_latency_milliseconds",
+         "label": "level", "unit_ms": views.SECONDS, "top": 5},
+        {"key": "trynode_latency", "view": "histogram", "metric": "yunikorn_scheduler_trynode_latency_milliseconds",
+         "unit_ms": views.SECONDS},
+    ]},
     "hold": {"processes": ("yunikorn-scheduler",)},
     "ready": "its web port's /ws/v1/scheduler/healthcheck, then each of its queues over its REST API (binary); the "
              "chart's Deployments and webhook Service endpoints, then each of its queues over its REST API through the API "

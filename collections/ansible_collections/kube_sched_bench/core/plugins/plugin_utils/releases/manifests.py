@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 import yaml
 from ansible.errors import AnsibleFilterError
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import parse_quantity as _parse_quantity
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.cluster.cycle import release_cycle_knobs
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.releases.images import image_rewrite as _image_rewrite
 
 try:
@@ -364,8 +365,8 @@ def kind_release(text, registry, cpu_request, cpu_limit="", with_text=True, knob
 
     ``text`` is the upstream multi-document YAML. Returns ``text`` (the objects to
     apply, images on ``registry``, controller CPU set, the fairness ``knobs`` (env, qps,
-    burst: controller_knobs) applied, the containers named in ``left_out`` (the descriptor's
-    release.without_containers) removed; left out unless ``with_text``), ``images``
+    burst: controller_knobs; cycle: cluster/cycle.py's release_cycle_knobs) applied, the containers named
+    in ``left_out`` (the descriptor's release.without_containers) removed; left out unless ``with_text``), ``images``
     (upstream, to mirror), ``local_images``, ``targets`` (readiness_targets), ``kinds``
     (count per kind), ``knobs_applied``, ``containers_left_out`` and ``problem``: why the text is not a
     release manifest, or empty.
@@ -382,6 +383,8 @@ def kind_release(text, registry, cpu_request, cpu_limit="", with_text=True, knob
     applied = []
     if knobs:
         docs, applied = controller_knobs(docs, knobs.get("env"), knobs["qps"], knobs["burst"])
+        docs, cycle_applied = release_cycle_knobs(docs, **(knobs.get("cycle") or {}))
+        applied += cycle_applied
     kinds = {}
     for doc in docs:
         kinds[doc.get("kind", "")] = kinds.get(doc.get("kind", ""), 0) + 1

@@ -53,6 +53,7 @@ from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.envir
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.gate import JUDGE
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.gate import evaluate as evaluate_gate
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.gate import refusals as gate_refusals
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.profiles import profile_blocks
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.scenarios import scenario_blocks
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.tables import (
     TABLE_GROUPS,
@@ -69,6 +70,7 @@ from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.verdi
     gate_blocks,
     gate_summary,
 )
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.why import why_blocks
 
 
 @dataclass
@@ -152,7 +154,7 @@ def host_section(run, host, previous, bound_file, backlog_file):
     if chart is not None:
         charts.append(chart)
         blocks.append(chart_image(chart))
-    return blocks, charts
+    return blocks + why_blocks(run, host.name) + profile_blocks(run, host.name), charts
 
 
 def host_sections(run, previous):

@@ -1,6 +1,7 @@
 # -*- coding: utf-8 -*-
 """The report's sections about the run's setting rather than its schedulers: where the time went (phases.json),
-each host's calibration probes and the hosts' environments (env.json), side by side. No I/O here."""
+each host's calibration probes, each scheduler's cycle settings and the hosts' environments (env.json), side by
+side. No I/O here."""
 from __future__ import annotations
 
 import json
@@ -127,6 +128,55 @@ def calibration_table(run):
                                              for name, host in run.hosts.items()])
 
 
+CYCLE_HEADERS = ["Host", "Scheduler", "Cycle settings", "Read from"]
+CYCLE_NOTE = (
+    "The settings that bound each scheduler's pace, as it ran with them: read back after it started from its "
+    "process, its configuration or its release (env.json's cycle), not copied from the knobs that set them "
+    "(bench_scheduler_cycle_period, bench_kube_scheduler_parallelism, "
+    "bench_kube_scheduler_percentage_of_nodes_to_score). Seconds end in _s; a percentage of nodes to score of 0 "
+    "is kube-scheduler's adaptive share. What each bounds: docs/runtimes-and-schedulers.md, Cycle settings.")
+
+
+def cycle_of(env):
+    """(settings, where they were read) of one env.json: its ``cycle`` (older runs: none), and the deployed
+    scheduler's record's ``cycle_source``."""
+    deployed = ((env or {}).get("versions") or {}).get("scheduler") or {}
+    cycle = (env or {}).get("cycle")
+    if not isinstance(cycle, dict):
+        cycle = deployed.get("cycle") if isinstance(deployed.get("cycle"), dict) else None
+    return cycle, str(deployed.get("cycle_source") or "")
+
+
+def format_cycle(cycle):
+    """name=value, ... in the order recorded; numbers as the report writes them, switches as true/false."""
+    if not cycle:
+        return NOT_AVAILABLE
+
+    def text(value):
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, (int, float)):
+            return format_number(value)
+        return str(value)
+    return ", ".join("%s=%s" % (name, text(value)) for name, value in cycle.items())
+
+
+def cycle_table(run):
+    """Each host's and scheduler's cycle settings, from the first repeat with an env.json; None when no env.json
+    records them (a run from before they were recorded)."""
+    rows, recorded = [], False
+    for host_name, host in run.hosts.items():
+        for scheduler in run.scheduler_names:
+            result = host.schedulers.get(scheduler)
+            env = next((sample.env for sample in (result.samples if result else []) if sample.env), None)
+            if env is None:
+                continue
+            cycle, source = cycle_of(env)
+            recorded = recorded or cycle is not None
+            rows.append([Cell(host_name), Cell(scheduler), Cell(format_cycle(cycle)), Cell(source or NOT_AVAILABLE)])
+    return Table(list(CYCLE_HEADERS), rows) if recorded else None
+
+
 PHASES_NOTE = (
     "Each task's wall time on each host, in the phase it belongs to (module_utils/bench_phase_clock.py has "
     "the rules), with its share of the wall time. A report written during the run sees phases.json as it "
@@ -161,6 +211,9 @@ def environment_blocks(run):
     calibration = calibration_table(run)
     if calibration is not None:
         blocks += [Heading(3, "Host calibration"), calibration, Paragraph(CALIBRATION_NOTE)]
+    cycle = cycle_table(run)
+    if cycle is not None:
+        blocks += [Heading(3, "Scheduler cycle settings", "cycle-settings"), cycle, Paragraph(CYCLE_NOTE)]
     if len(run.hosts) - len(without) > 1:
         blocks.append(Heading(3, "Differs between hosts"))
         blocks += (chunk_columns(differing, HOSTS_PER_TABLE) if differing.rows

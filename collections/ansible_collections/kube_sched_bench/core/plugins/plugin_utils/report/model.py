@@ -103,6 +103,8 @@ class Sample:
     # A scenario's run only (summary.json has scenario_metrics): jobs.csv's rows and pods.csv's latencies.
     jobs: list = field(default_factory=list)         # [{"job", "tenant", "gang", "<stage>_ms", ...}]
     pod_latency_ms: list = field(default_factory=list)
+    # profiles.json, with bench_scheduler_cpu_profile_seconds: "<component>-<cpu|heap>" -> go tool pprof's top functions.
+    profiles: dict | None = None
 
     @property
     def complete(self):

@@ -32,6 +32,8 @@ _REPEAT_DIR = re.compile(r"^repeat-(\d+)$")
 _PARTIAL_SUFFIX = ".partial"
 # Where the run's wall time went, written by callback_plugins/bench_phases.py.
 PHASES_FILE = "phases.json"
+# The load test's profiles read with go tool pprof (roles/loadtest/tasks/profiles.yml), beside summary.json.
+PROFILES_FILE = "profiles.json"
 # The report's summary (what library/bench_report.py returns, its gate's outcome among it), beside report.md.
 REPORT_SUMMARY = "report.json"
 
@@ -104,6 +106,7 @@ def load_sample(directory, repeat):
     text = _read_text(os.path.join(directory, "timeline.csv"))
     sample = Sample(repeat, directory, summary, parse_timeline(text), env, problem or env_problem,
                     parse_timeline(text, "backlog"))
+    sample.profiles, _ = read_json_file(os.path.join(directory, PROFILES_FILE))
     if isinstance((summary or {}).get("scenario_metrics"), dict):
         sample.jobs = parse_jobs(result_files.read_text(directory, "jobs.csv"))
         sample.pod_latency_ms = parse_pod_latencies(result_files.read_text(directory, "pods.csv"))

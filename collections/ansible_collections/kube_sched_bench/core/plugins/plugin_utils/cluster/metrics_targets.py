@@ -1,0 +1,37 @@
+# -*- coding: utf-8 -*-
+"""Which metrics endpoints the load test scrapes around the load (its ``metrics_targets``, module_utils/metrics/
+scrape.py): the scheduler's processes', which its deployment records (``scheduler_deployed.metrics``, set by
+roles/scheduler/tasks/<runtime>-<scheduler>.yml), and the control plane's, from the cluster record.
+
+A cluster record with the API server's address (``server``), the certificates' directory (``pki``) and the
+components' ports (``ports``: the binary runtime's) gives kube-apiserver, etcd and kube-controller-manager, each
+read with a client certificate (the admin's, system:masters; etcd's own client certificate for etcd). Any other
+record gives the API server alone, read through the load test's own client (its kubeconfig's credentials)."""
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+
+def control_plane_targets(cluster):
+    """The control plane's targets from a cluster record."""
+    cluster = cluster or {}
+    server, pki, ports = str(cluster.get("server") or ""), str(cluster.get("pki") or ""), cluster.get("ports") or {}
+    if not (server.startswith("https://") and pki):
+        return [{"process": "kube-apiserver", "path": "/metrics"}]
+    admin = {"ca": pki + "/ca.crt", "client_cert": pki + "/admin.crt", "client_key": pki + "/admin.key"}
+    targets = [dict(admin, process="kube-apiserver", url=server.rstrip("/") + "/metrics")]
+    host = urlsplit(server).hostname
+    if ports.get("etcd_client"):
+        targets.append({"process": "etcd", "url": "https://%s:%s/metrics" % (host, ports["etcd_client"]),
+                        "ca": pki + "/etcd-ca.crt", "client_cert": pki + "/apiserver-etcd-client.crt",
+                        "client_key": pki + "/apiserver-etcd-client.key"})
+    if ports.get("controller_manager"):
+        # It serves on loopback only (roles/binary_cluster/templates/components.yaml.j2).
+        targets.append(dict(admin, process="kube-controller-manager",
+                            url="https://127.0.0.1:%s/metrics" % ports["controller_manager"]))
+    return targets
+
+
+def metrics_targets(cluster, deployed):
+    """The scheduler's targets, then the control plane's."""
+    return list((deployed or {}).get("metrics") or []) + control_plane_targets(cluster)
