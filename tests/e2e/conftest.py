@@ -120,6 +120,13 @@ def audit_bindings(path):
 RESULT_FILES = ["env.json", "jobs.csv.gz", "pods.csv.gz", "scenario.json", "summary.json", "timeline.csv"]
 
 
+def result_files(scraped):
+    """RESULT_FILES with what a load test keeps of its "why" (bench_internals, the default): the /proc samples and the
+    two scrapes of each process whose metrics endpoint it read (``scraped``)."""
+    return sorted(RESULT_FILES + ["component-samples.json"]
+                  + ["metrics-%s-%s.prom.gz" % (process, moment) for process in scraped for moment in ("before", "after")])
+
+
 def scheduler_results(bench_vars, scheduler):
     """(directory, summary.json, env.json) of a scheduler's results on localhost in the run of ``bench_vars``."""
     out = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost", scheduler)

@@ -6,12 +6,12 @@ import os
 import time
 
 from conftest import (
-    RESULT_FILES,
     audit_bindings,
     audit_events,
     failure_text,
     processes_mentioning,
     read_rows,
+    result_files,
     run_playbook,
     summary_problems,
     task_results,
@@ -28,7 +28,7 @@ def test_bench_measures_the_default_scheduler_and_cleans_up(tmp_path, bench_vars
 
     out = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost", "default")
     # The audit log stays on the host unless bench_fetch_audit_log asks for it; env.json says where.
-    assert sorted(os.listdir(out)) == RESULT_FILES
+    assert sorted(os.listdir(out)) == result_files(["kube-scheduler", "kube-apiserver", "etcd", "kube-controller-manager"])
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
         summary = json.load(handle)
     assert summary_problems(summary) == []

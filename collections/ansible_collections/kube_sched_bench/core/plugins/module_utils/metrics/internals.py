@@ -24,7 +24,7 @@ QUANTILES = (("p50_ms", 0.5), ("p90_ms", 0.9), ("p99_ms", 0.99))
 ESTIMATE = "histogram_quantile"
 SECONDS, MILLISECONDS, MICROSECONDS = 1000.0, 1.0, 0.001
 
-# A build of kube-scheduler (the default scheduler, Kueue's binder, scheduler-plugins): attempts by result, the
+# A build of kube-scheduler (the default scheduler, a queue's binder, a plugin build): attempts by result, the
 # attempt's duration, and where the time went by extension point and by plugin (upstream samples the plugins'
 # durations, so their counts are a share of the attempts).
 KUBE_SCHEDULER = [
@@ -36,7 +36,7 @@ KUBE_SCHEDULER = [
     {"key": "busiest_plugins", "view": "busiest", "metric": "scheduler_plugin_execution_duration_seconds",
      "label": "plugin", "unit_ms": SECONDS, "top": 5},
 ]
-# A controller-runtime manager (Kueue's, scheduler-plugins' controller): its reconciles by controller.
+# A controller-runtime manager (a queueing scheduler's, a plugin build's controller): its reconciles by controller.
 CONTROLLER_RUNTIME = [
     {"key": "reconciles", "view": "counts", "metric": "controller_runtime_reconcile_total", "label": "controller",
      "top": 6},

@@ -74,7 +74,7 @@ def profile_table(scheduler, name, entry, top=TOP):
                         Cell(_share(function.get(key + "_pct")))]
         rows.append(row)
     component, _, kind = name.rpartition("-")
-    # The program pprof names (kube-scheduler, vc-scheduler, kueue, ...), else the component.
+    # The program pprof names (kube-scheduler, vc-scheduler, ...), else the component.
     program = entry.get("binary") or COMPONENTS.get(component, component)
     caption = "%s: %s %s, total %s" % (scheduler, program, KIND_TITLES.get(kind, kind), format_amount(entry.get("total"), unit))
     if entry.get("seconds"):

@@ -124,7 +124,8 @@ def internals_table(summaries):
     if not rows:
         return None
     return Table(["Scheduler", "Process", "Counted", "One took (estimate)", "Where the time went"], rows,
-                 "What each scheduler's own metrics say (difference of the scrapes before and after the load)")
+                 "What each scheduler's own metrics say (difference of the scrapes before and after the load; "
+                 "time where the observations overlap, as concurrent bindings do, adds up)")
 
 
 def _cost_of(summary, component):
