@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Store a real result directory as a fixture of tests/unit/test_recompute_internals.py: its summary.json, env.json,
-component-samples.json and other result files, each metrics-*.prom.gz cut to the metric families its process's views read, and its
-audit.log.gz (fetched with bench_fetch_audit_log) cut to the lines of the window. What is cut is what the figures do
-not read, so the fixture recomputes the same figures in a fraction of the size.
+"""Store a real result directory as a fixture of tests/unit/test_recompute_internals.py: its summary.json,
+component-samples.json and other result files, its env.json without the machine's module proxy, each
+metrics-*.prom.gz cut to the metric families its process's views read, and its audit.log.gz (fetched with
+bench_fetch_audit_log) cut to the lines of the window. What is cut is what the figures do not read, so the fixture
+recomputes the same figures in a fraction of the size.
 
 Usage: hack/why_fixture.py <result dir> <fixture dir>
 """
@@ -19,6 +20,16 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.inte
 
 SCRAPE = re.compile(r"^metrics-(.+)-(before|after)\.prom\.gz$")
 STAGE_TIME = re.compile(r'"stageTimestamp":"([^"]+)"')
+
+
+def without_proxies(document):
+    """env.json with the module proxies the machine used (its goproxy) left out: the repository names no registry."""
+    if isinstance(document, dict):
+        return {key: ("(the recording machine's)" if key == "goproxy" else without_proxies(value))
+                for key, value in document.items()}
+    if isinstance(document, list):
+        return [without_proxies(value) for value in document]
+    return document
 
 
 def read_families(views):
@@ -47,9 +58,13 @@ def main(source, target):
         summary = json.load(handle)
     specs = dict(schedulers.get(summary["scheduler"])["internals"], **CONTROL_PLANE)
     os.makedirs(target, exist_ok=True)
-    for name in ("summary.json", "env.json", "component-samples.json", "pods.csv.gz", "jobs.csv.gz", "timeline.csv",
-                 "scenario.json"):
+    for name in ("summary.json", "component-samples.json", "pods.csv.gz", "jobs.csv.gz", "timeline.csv", "scenario.json"):
         shutil.copy2(os.path.join(source, name), os.path.join(target, name))
+    with open(os.path.join(source, "env.json"), encoding="utf-8") as handle:
+        env = json.load(handle)
+    with open(os.path.join(target, "env.json"), "w", encoding="utf-8") as out:
+        json.dump(without_proxies(env), out, indent=4, sort_keys=True)
+        out.write("\n")
     for name in os.listdir(source):
         match = SCRAPE.match(name)
         if match:
