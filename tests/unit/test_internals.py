@@ -5,7 +5,13 @@ import math
 
 import pytest
 from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import components, exposition, internals, requests
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import (
+    components,
+    exposition,
+    host_load,
+    internals,
+    requests,
+)
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.host_load import Process, Sample
 
 SCRAPE = r"""# HELP scheduler_schedule_attempts_total Number of attempts.
@@ -162,7 +168,7 @@ def test_cost_per_pod_per_component_from_two_samples(tmp_path):
                                     Process(13, 1, "kube-scheduler", 5, 0, 5), Process(50, 1, "python3", 7, 3, 5)])
     end = _sample(2.0, 300, 800, [Process(11, 1, "etcd", 30, 0, 5), Process(12, 1, "kube-apiserver", 150, 0, 5),
                                   Process(13, 1, "kube-scheduler", 25, 0, 9), Process(50, 1, "python3", 17, 13, 5)])
-    pid_files = components.pid_files_in([str(run)])
+    pid_files = host_load.pid_files_in([str(run)])
     roles = components.roles([path for path in pid_files if "scheduler" not in path], [str(run / "kube-scheduler.pid")],
                              [], end.processes, 50)
     assert roles == {11: "etcd", 12: "kube-apiserver", 13: "scheduler", 50: "load generator"}

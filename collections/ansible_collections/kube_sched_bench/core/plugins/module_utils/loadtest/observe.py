@@ -17,7 +17,14 @@ import time
 from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as descriptors
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.atomic import write_atomically
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import audit as audit_files
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import components, internals, requests, scrape
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import (
+    components,
+    cost,
+    host_load,
+    internals,
+    requests,
+    scrape,
+)
 
 BEFORE, AFTER = "before", "after"
 SAMPLES_FILE = "component-samples.json"
@@ -81,10 +88,10 @@ class Observer:
 
     def _component_cost(self, start, end, bound_pods):
         own_dir = [self.p["own_pid_dir"]] if self.p.get("own_pid_dir") else []
-        pid_files = components.pid_files_in(own_dir)
+        pid_files = host_load.pid_files_in(own_dir)
         roles = components.roles(pid_files, self.p.get("scheduler_pid_files") or [], self.p.get("own_pids") or [],
                                  end.processes, os.getpid(), self.p.get("scheduler_processes") or [])
-        peaks, loadgen_peak = components.peak_rss_kb(roles), components.loadgen_peak_kb()
+        peaks, loadgen_peak = components.peak_rss_kb(roles), cost.own_peak_kb()
         # The evidence beside the figures (docs/metrics.md: recomputed from the result files).
         record = components.samples_record(start, end, roles, peaks, loadgen_peak)
         write_atomically(os.path.join(self.p["output_dir"], SAMPLES_FILE),

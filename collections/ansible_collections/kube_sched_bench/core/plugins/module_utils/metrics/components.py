@@ -11,7 +11,6 @@ this process with its reaped children. Pure functions over the samples, but ``pe
 from __future__ import annotations
 
 import os
-import resource
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.guard import read_pid
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import cost
@@ -59,23 +58,6 @@ def roles(pid_files, scheduler_pid_files, kind_roots, processes, own_pid, schedu
     return found
 
 
-def pid_files_in(directories):
-    """The *.pid files of the directories, in name order (a missing directory has none)."""
-    paths = []
-    for directory in directories:
-        try:
-            paths += [os.path.join(directory, name) for name in sorted(os.listdir(directory)) if name.endswith(".pid")]
-        except OSError:
-            continue
-    return paths
-
-
-def loadgen_peak_kb():
-    """The load generator's peak resident memory in kB: the largest of this process and its reaped children."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return max(own.ru_maxrss, children.ru_maxrss)
-
-
 def peak_rss_kb(pids, proc_root="/proc"):
     """{pid: VmHWM in kB} of the processes that can be read."""
     peaks = {}
@@ -89,7 +71,8 @@ def peak_rss_kb(pids, proc_root="/proc"):
     return peaks
 
 
-def _per_pod(value, pods, digits=3):
+def per_pod(value, pods, digits=3):
+    """``value`` per bound pod, rounded to ``digits``; None when no pod was bound."""
     return round(value / float(pods), digits) if pods else None
 
 
@@ -140,10 +123,10 @@ def summarize(start, end, pid_roles, peaks_kb, bound_pods, ticks_per_second=None
             "component": component,
             "commands": sorted(names[component]),
             "cpu_seconds": round(seconds, 3),
-            "cpu_ms_per_pod": _per_pod(seconds * 1000.0, bound_pods),
+            "cpu_ms_per_pod": per_pod(seconds * 1000.0, bound_pods),
             "share_of_host_percent": round(100.0 * spent[component] / window_ticks, 1) if window_ticks > 0 else None,
             "peak_rss_mb": round(peak[component] / 1024.0, 1),
-            "peak_rss_kb_per_pod": _per_pod(peak[component], bound_pods, 1),
+            "peak_rss_kb_per_pod": per_pod(peak[component], bound_pods, 1),
         })
     counted = sum(spent.values())
     return {

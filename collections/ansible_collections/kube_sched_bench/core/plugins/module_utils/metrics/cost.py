@@ -114,10 +114,16 @@ def cost(start, end, ticks_per_second=None):
     }
 
 
+def own_peak_kb():
+    """The peak resident memory in kB of the largest of this process and its reaped children (the load generator's
+    processes), so far; ru_maxrss is in kilobytes on Linux."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return max(own.ru_maxrss, children.ru_maxrss)
+
+
 def own_cost():
     """This process's CPU seconds (user + system, all threads) with its reaped children's (the load generator's
     processes), and the peak resident memory of the largest of them, so far."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    # ru_maxrss is in kilobytes on Linux.
     return {"cpu_seconds": round(own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime, 3),
-            "peak_rss_mb": round(max(own.ru_maxrss, children.ru_maxrss) / 1024.0, 1)}
+            "peak_rss_mb": round(own_peak_kb() / 1024.0, 1)}

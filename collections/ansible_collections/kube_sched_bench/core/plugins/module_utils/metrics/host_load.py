@@ -90,15 +90,21 @@ def descendants(processes, roots):
     return found
 
 
-def pids_of(pid_dirs=(), pid_files=()):
-    """The pids written in the ``*.pid`` files of ``pid_dirs`` and in ``pid_files`` (missing or empty ones are
-    skipped: a component may not run on this runtime)."""
-    paths = list(pid_files)
-    for directory in pid_dirs:
+def pid_files_in(directories):
+    """The *.pid files of the directories, in name order (a missing directory has none)."""
+    paths = []
+    for directory in directories:
         try:
             paths += [os.path.join(directory, name) for name in sorted(os.listdir(directory)) if name.endswith(".pid")]
         except OSError:
             continue
+    return paths
+
+
+def pids_of(pid_dirs=(), pid_files=()):
+    """The pids written in the ``*.pid`` files of ``pid_dirs`` and in ``pid_files`` (missing or empty ones are
+    skipped: a component may not run on this runtime)."""
+    paths = list(pid_files) + pid_files_in(pid_dirs)
     pids = []
     for path in paths:
         try:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.audit import format_time_us, parse_time_us
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.components import per_pod
 
 _STAGE = re.compile(r'"stage":"([A-Za-z]+)"')
 _VERB = re.compile(r'"verb":"([a-z]+)"')
@@ -121,7 +122,7 @@ class RequestCounts:
             top = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:TOP_PER_COMPONENT]
             components.append({"component": name, "role": role(name, self.scheduler_programs),
                                "users": sorted(self.users.get(name, ())), "requests": total,
-                               "per_bound_pod": _per_pod(total, bound_pods),
+                               "per_bound_pod": per_pod(total, bound_pods),
                                "top": [{"verb": verb, "resource": resource, "requests": count}
                                        for (verb, resource), count in top]})
         components.sort(key=lambda entry: (-entry["requests"], entry["component"]))
@@ -134,21 +135,17 @@ class RequestCounts:
             "to": format_time_us(self.to_us),
             "window_s": round((self.to_us - self.from_us) / 1e6, 3),
             "requests": total,
-            "per_bound_pod": _per_pod(total, bound_pods),
+            "per_bound_pod": per_pod(total, bound_pods),
             "inflight_peak": inflight_peak(self.spans),
-            "by_role": {name: {"requests": count, "per_bound_pod": _per_pod(count, bound_pods)}
+            "by_role": {name: {"requests": count, "per_bound_pod": per_pod(count, bound_pods)}
                         for name, count in sorted(by_role.items(), key=lambda item: ROLES.index(item[0]))},
             "by_component": components,
             "by_verb_resource": [{"verb": verb, "resource": resource, "requests": count,
-                                  "per_bound_pod": _per_pod(count, bound_pods)}
+                                  "per_bound_pod": per_pod(count, bound_pods)}
                                  for (verb, resource), count in sorted(overall.items(),
                                                                        key=lambda item: (-item[1], item[0]))
                                  [:TOP_OVERALL]],
         }
-
-
-def _per_pod(count, bound_pods):
-    return round(count / float(bound_pods), 3) if bound_pods else None
 
 
 def inflight_peak(spans):

@@ -70,12 +70,3 @@ def scrape_all(targets, output_dir, moment, clock=time.monotonic, api_get=None, 
         found[target["process"]] = entry
     return found
 
-
-def read_stored(output_dir, process, moment):
-    """The parsed scrape kept by scrape_all, or None when there is none (for recomputing from the files)."""
-    path = os.path.join(output_dir, file_name(process, moment))
-    try:
-        with gzip.open(path, "rt", encoding="utf-8") as handle:
-            return exposition.parse(handle.read())
-    except OSError:
-        return None

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.cluster.pprof import admin_access
+
 
 def control_plane_targets(cluster):
     """The control plane's targets from a cluster record."""
-    cluster = cluster or {}
-    server, pki, ports = str(cluster.get("server") or ""), str(cluster.get("pki") or ""), cluster.get("ports") or {}
-    if not (server.startswith("https://") and pki):
+    server, admin = admin_access(cluster)
+    if admin is None:
         return [{"process": "kube-apiserver", "path": "/metrics"}]
-    admin = {"ca": pki + "/ca.crt", "client_cert": pki + "/admin.crt", "client_key": pki + "/admin.key"}
-    targets = [dict(admin, process="kube-apiserver", url=server.rstrip("/") + "/metrics")]
+    pki, ports = cluster["pki"], cluster.get("ports") or {}
+    targets = [dict(admin, process="kube-apiserver", url=server + "/metrics")]
     host = urlsplit(server).hostname
     if ports.get("etcd_client"):
         targets.append({"process": "etcd", "url": "https://%s:%s/metrics" % (host, ports["etcd_client"]),

@@ -12,6 +12,16 @@ from __future__ import annotations
 CPU_PATH = "/profile"
 
 
+def admin_access(cluster):
+    """(the API server's https address, {"ca", "client_cert", "client_key"}: the cluster CA and the admin client
+    certificate, system:masters) of a cluster record that names both (``server``, ``pki``); else (None, None)."""
+    cluster = cluster or {}
+    server, pki = str(cluster.get("server") or ""), str(cluster.get("pki") or "")
+    if not (server.startswith("https://") and pki):
+        return None, None
+    return server.rstrip("/"), {"ca": pki + "/ca.crt", "client_cert": pki + "/admin.crt", "client_key": pki + "/admin.key"}
+
+
 def scheduler_endpoint(deployed, runtime):
     """{"url": <the scheduler's /debug/pprof>, "ca", "client_cert", "client_key"} from the deployment's record,
     or {"skipped": why}."""
@@ -27,13 +37,11 @@ def scheduler_endpoint(deployed, runtime):
 
 def apiserver_endpoint(cluster):
     """The API server's /debug/pprof with the cluster CA and the admin client certificate, or {"skipped": why}."""
-    cluster = cluster or {}
-    server, pki = str(cluster.get("server") or ""), str(cluster.get("pki") or "")
-    if not (server.startswith("https://") and pki):
+    server, admin = admin_access(cluster)
+    if admin is None:
         return {"skipped": "the %s runtime's cluster record names no API server address with client certificate "
-                           "files (server and pki)" % (cluster.get("runtime") or "unknown")}
-    return {"url": server.rstrip("/") + "/debug/pprof", "ca": pki + "/ca.crt", "client_cert": pki + "/admin.crt",
-            "client_key": pki + "/admin.key"}
+                           "files (server and pki)" % ((cluster or {}).get("runtime") or "unknown")}
+    return dict(admin, url=server + "/debug/pprof")
 
 
 def pprof_endpoints(cluster, deployed):
