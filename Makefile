@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup bench quick bench-scale test test-fast test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen bench-matrix fetch teardown history report knobs clean chromium
+.PHONY: setup bench quick bench-scale test test-fast test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen bench-matrix fetch teardown history report knobs clean chromium prometheus
 
 ## setup: create .venv with the pinned Python packages (fast when done)
 setup: $(VENV)/.installed $(VENV)/.collection
@@ -44,7 +44,8 @@ bench-scale: setup
 fetch: setup
 	ansible-playbook playbooks/fetch.yml -i $(INVENTORY) -e bench_run_id=$(RUN) $(ARGS)
 
-## history: results/index.html and index.csv over every run under results/ (another directory: ARGS='-e bench_results_dir=<dir>')
+## history: results/history.sqlite, index.html and index.csv over every run under results/ (another directory:
+## ARGS='-e bench_results_dir=<dir>')
 history: setup
 	ansible-playbook playbooks/history.yml $(ARGS)
 
@@ -54,7 +55,7 @@ teardown: setup
 
 ## test: everything: lint, unit tests, end-to-end runs on the binary runtime, molecule scenarios
 ## (tests/e2e beside the rest, two pytest sessions: hack/test.sh)
-test: setup docker base-image chromium
+test: setup docker base-image chromium prometheus
 	VENV=$(VENV) hack/test.sh $(PYTEST_ARGS)
 
 ## test-fast: the contributor's inner loop: unit tests, ruff and yamllint (pytest -m "not slow"), about a minute
@@ -64,7 +65,7 @@ test-fast: setup
 test-unit: setup chromium
 	$(VENV)/bin/python -m pytest tests/unit $(PYTEST_ARGS)
 
-test-e2e: setup chromium
+test-e2e: setup chromium prometheus
 	$(VENV)/bin/python -m pytest tests/e2e --ignore=tests/e2e/test_kind.py $(PYTEST_ARGS)
 
 test-molecule: setup docker base-image
@@ -77,6 +78,11 @@ docker:
 ## chromium: install Debian's Chromium if it is missing (the tests look at the report and history pages in it)
 chromium:
 	hack/chromium.sh
+
+## prometheus: install Debian's prometheus if it is missing, its daemon not started (the tests check metrics.prom
+## with promtool and query it back from a Prometheus they start themselves)
+prometheus:
+	hack/prometheus.sh
 
 ## base-image: build the local Debian systemd image the molecule scenarios run on
 base-image: docker

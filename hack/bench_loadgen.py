@@ -25,9 +25,11 @@ def run_bench(run_id, processes, args):
              "bench_calibration_max_age": 0, "bench_schedulers": [args.scheduler], "bench_nodes": args.nodes,
              "bench_jobs": args.jobs, "bench_pods_per_job": args.pods_per_job}
     started = time.monotonic()
-    result = bench(extra, more_args=args.ansible_args, capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit("bench.yml with bench_submit_processes=%d failed:\n%s" % (processes, result.stdout[-4000:]))
+    failures = []
+    result = bench(extra, more_args=args.ansible_args,
+                   on_event=lambda event: failures.append(event.line) if event.kind in ("failed", "unreachable") else None)
+    if result.rc != 0:
+        sys.exit("bench.yml with bench_submit_processes=%d failed:\n%s" % (processes, "\n".join(failures)[-4000:]))
     return time.monotonic() - started
 
 

@@ -12,7 +12,6 @@ import csv
 import glob
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -23,9 +22,13 @@ from bench_run import LOCAL, ROOT, bench
 
 
 def run_bench(args, run_id, scenario_path):
+    """The exit code of one run; its plays, tasks, progress and failures, one line each, in <run id>.log."""
     extra = {"bench_run_id": run_id, "bench_scenario": scenario_path, "bench_schedulers": args.schedulers}
     with open(os.path.join(args.directory, "%s.log" % run_id), "w", encoding="utf-8") as log:
-        return bench(extra, args.inventory, args.ansible_args, stdout=log, stderr=subprocess.STDOUT).returncode
+        def write(event):
+            log.write(event.line + "\n")
+            log.flush()
+        return bench(extra, args.inventory, args.ansible_args, on_event=write).rc
 
 
 def collect(results, run_ids):

@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 ---
 module: bench_history
-short_description: Write index.html and index.csv over every benchmark run of a results directory
+short_description: Write history.sqlite, index.html and index.csv over every benchmark run of a results directory
 description:
   - Reads every run under O(results_dir) (each C(<run_id>/) laid out as library/bench_report.py reads it) and writes
     into O(results_dir) C(index.html), a table of the runs (when, hosts, schedulers, workload, repeats, how many
@@ -15,6 +15,8 @@ description:
     configuration, trend charts (inline SVG) of the mean throughput, the p50 and p99 scheduling latency and the
     makespan over time, each run's point with its repeats' interval; and C(index.csv), one row per run, host and
     scheduler with every figure of the report.
+  - C(history.sqlite) holds the same as a SQLite database (tables runs, configurations, results, knobs and versions;
+    the schema and example queries are in docs/ci-and-python.md), and C(index.html) is rendered from it.
   - A configuration is the scenario and workload, the versions (Kubernetes, the components', the scheduler's),
     the runtime and the scheduler's and controller's knobs; runs that differ in any of them are drawn on separate
     lines. The number of repeats and the timeout do not count.
@@ -53,6 +55,14 @@ index_csv:
   description: Path of the CSV.
   returned: success
   type: str
+history_sqlite:
+  description: Path of the SQLite database.
+  returned: success
+  type: str
+results_bytes:
+  description: What every file under O(results_dir) weighs, in bytes (the toolkit never prunes the controller's results).
+  returned: success
+  type: int
 runs:
   description: How many runs the history holds.
   returned: success

@@ -23,6 +23,11 @@ description:
   - A result measured on a busy host (summary.json's C(host_load.busy)) is marked in its status and under its host's
     table; with O(gate_busy=refuse) the gate does not judge it and RV(summary.gate.refused) has a line for it.
   - C(report.json) holds RV(summary), for C(playbooks/history.yml) to show each run's gate.
+  - C(gate.junit.xml) is the gate as JUnit XML for a CI system (schemas/junit.xsd), with a test case per host (failed
+    when the host failed) and per host, scheduler, gated figure and threshold (failed with the value, the limit and
+    the verdict; skipped when O(gate_busy=refuse) refused the result). See docs/ci-and-python.md.
+  - C(metrics.prom) holds every number of the run's C(summary.json) files as OpenMetrics gauges, labelled with the
+    run, host, scheduler, repeat, scenario, runtime and versions, for Prometheus (see docs/ci-and-python.md).
   - Files are only rewritten when their content changes, so a second run on the same results reports no change.
   - Runs on the controller; needs the Python C(matplotlib) package there.
 version_added: "0.1.0"
@@ -107,6 +112,14 @@ charts:
   returned: success
   type: list
   elements: str
+gate_junit:
+  description: Path of C(gate.junit.xml), the gate's checks as JUnit XML.
+  returned: success
+  type: str
+metrics_prom:
+  description: Path of C(metrics.prom), every number of the run's summaries as OpenMetrics gauges.
+  returned: success
+  type: str
 files:
   description: Every path the report consists of (written, or that would be written in check mode).
   returned: success

@@ -17,10 +17,11 @@ import shutil
 import signal
 import subprocess
 import threading
+import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import failure_text, new_bench_vars, processes_mentioning, run_playbook, task_results
-from infra import chromium
+from conftest import ROOT, failure_text, new_bench_vars, processes_mentioning, run_playbook, task_results
+from infra import chromium, xsd_subset
 
 TINY = dict(bench_nodes=5, bench_jobs=5, bench_pods_per_job=1, bench_pod_duration=1, bench_timeout=180,
             bench_repeats=3)
@@ -163,6 +164,10 @@ def test_a_gate_miss_fails_the_run_with_one_line_per_miss(three_runs, tmp_path):
     assert "complete (3/3 repeats); busy host (%g %% other CPU)" % worst["other_cpu_percent"] in markdown
     assert "Measured on a busy host (bench_busy_threshold):\n\n- default: other processes used" in markdown
     assert row["host_busy"] == "true" and float(row["host_other_cpu_percent"]) == worst["other_cpu_percent"]
+    # The gate as JUnit XML for a CI system: the refused result's gated figures are skipped, with the refusal's line.
+    assert junit_outcomes(run_dir) == {("gate.localhost.default", "pods_bound >= 5"): ("skipped", line),
+                                       ("gate.localhost.default", "latency_p99_ms <= 0.001"): ("skipped", line),
+                                       ("run.localhost", "host ran"): ("passed", None)}
 
     # Judged (bench_gate_busy's default), offline, on a copy (the history below shows the run as it ended): the
     # report playbook fails on the miss, one line.
@@ -186,6 +191,10 @@ def test_a_gate_miss_fails_the_run_with_one_line_per_miss(three_runs, tmp_path):
     assert "2 checks of bench_gate: 1 missed." in markdown
     assert "| localhost | default | pods_bound | 5 | >= 5 | passed |" in markdown
     assert "95 % confidence interval with 3 or more repeats" in markdown
+    # gate.junit.xml names the failing figure, with its value and limit in the failure's text.
+    outcomes = junit_outcomes(run_dir)
+    assert outcomes[("gate.localhost.default", "latency_p99_ms <= 0.001")] == ("failure", message.splitlines()[0])
+    assert outcomes[("gate.localhost.default", "pods_bound >= 5")] == ("passed", None)
     assert processes_mentioning(bench_vars["bench_workspace"]) == []
 
 
@@ -225,6 +234,20 @@ def test_the_history_of_the_three_runs_shows_them_with_their_trend_charts(three_
     report = os.path.join(results, run_ids[0], "report.html")
     assert chromium.too_wide(chromium.layout(report)) == []
     assert "<p>What bounded the throughput:</p>\n<ul><li>default: " in chromium.dom(report)
+
+
+def junit_outcomes(run_dir):
+    """{(classname, name): (outcome, its message)} of a run's gate.junit.xml, once it validates against
+    schemas/junit.xsd."""
+    with open(os.path.join(run_dir, "gate.junit.xml"), encoding="utf-8") as handle:
+        text = handle.read()
+    assert xsd_subset.problems(os.path.join(ROOT, "schemas", "junit.xsd"), text) == []
+    found = {}
+    for case in ET.fromstring(text).iter("testcase"):
+        outcome = next(iter(case), None)
+        found[(case.get("classname"), case.get("name"))] = (
+            ("passed", None) if outcome is None else (outcome.tag, outcome.get("message")))
+    return found
 
 
 def format_number(value):

@@ -10,7 +10,7 @@ tests/unit/test_report.py.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.stats import (
     ALPHA,
@@ -81,6 +81,11 @@ class Report:
     csv_fields: list
     csv_rows: list
     summary: dict
+    # What the files beside the report are made of (gate.junit.xml, metrics.prom): the run, its gate and outcome.
+    run: object = None
+    gate: object = None
+    gate_checks: list = field(default_factory=list)
+    gate_refused: list = field(default_factory=list)
 
 
 def overview(run, previous):
@@ -205,4 +210,5 @@ def build_report(run, previous=None, gate=None, gate_busy=JUDGE):
         charts += section_charts
     blocks += comparison_blocks(run, previous) + phases_blocks(run) + environment_blocks(run)
     summary = report_summary(run, previous, gate, checks, refused)
-    return Report(title, blocks, charts, csv_fields(previous is not None), csv_rows(run, previous), summary)
+    return Report(title, blocks, charts, csv_fields(previous is not None), csv_rows(run, previous), summary,
+                  run, gate, checks, refused)

@@ -12,6 +12,8 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.atomic 
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.actions.controller_task import TaskError
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.build import build_report
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.gate import BUSY_CHOICES, JUDGE, parse_gate
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.junit import JUNIT_FILE, render_junit
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.openmetrics import METRICS_FILE, render_openmetrics
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.render import (
     render_csv,
     render_html,
@@ -38,7 +40,6 @@ ARGUMENT_SPEC = dict(
 )
 
 
-
 def report_contents(report):
     """{relative path: bytes} of every file of the report."""
     contents = {
@@ -46,6 +47,8 @@ def report_contents(report):
         "report.html": render_html(report).encode("utf-8"),
         "report.csv": render_csv(report).encode("utf-8"),
         REPORT_SUMMARY: (json.dumps(report.summary, indent=2, sort_keys=True) + "\n").encode("utf-8"),
+        JUNIT_FILE: render_junit(report.run, report.gate, report.gate_checks, report.gate_refused).encode("utf-8"),
+        METRICS_FILE: render_openmetrics(report.run).encode("utf-8"),
     }
     for chart in report.charts:
         contents[os.path.join(CHARTS_DIR, chart.file_name)] = render_png(chart)
@@ -101,6 +104,8 @@ def write_report(params, check_mode):
         report_md=paths["report.md"],
         report_html=paths["report.html"],
         report_csv=paths["report.csv"],
+        gate_junit=paths[JUNIT_FILE],
+        metrics_prom=paths[METRICS_FILE],
         charts=[path for name, path in paths.items() if name.startswith(CHARTS_DIR + os.sep)],
         files=list(paths.values()),
         summary=report.summary,
