@@ -8,6 +8,12 @@ or, for a task without a progress file (a build), how long it has been running.
 Returns the task's own result once it has finished, so that `register` and
 failures behave as if the task had run in the foreground.
 
+With `watch_pid_dir`, the processes whose pid files are there when the wait
+starts (a cluster's etcd, API server, controller manager, kwok, scheduler) are
+watched: when one is gone, the job is stopped (SIGTERM, so that a load test
+writes what it measured; SIGKILL after `stop_grace` s) and the wait fails with a
+line naming it, instead of waiting for a server that will not answer again.
+
 On a local connection the job's results file and the progress file are read
 directly, every 0.2 s, and async_status runs once, for the result: a module call
 every `poll` seconds is a Python process that would run beside the load test it
@@ -17,12 +23,15 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import posixpath
+import shlex
 import time
 
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host import guard
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.actions.direct_run import is_local
 
 display = Display()
@@ -44,8 +53,23 @@ options:
   interval: {description: Seconds between progress lines, type: int, default: 10}
   poll: {description: Seconds between status checks, type: int, default: 2}
   timeout: {description: Seconds to wait at most (0 for as long as the job's own async limit), type: int, default: 0}
+  watch_pid_dir: {description: Directory of pid files (<name>.pid) of the processes the job needs, type: path}
+  watch_ignore: {description: Names in watch_pid_dir not watched (the job's own), type: list, elements: str, default: []}
+  stop_grace: {description: Seconds a stopped job has to end before it is killed, type: int, default: 120}
 """
 
+ARGUMENT_SPEC = {
+    "jid": {"type": "str", "required": True},
+    "results_file": {"type": "path"},
+    "progress_file": {"type": "path"},
+    "label": {"type": "str", "default": ""},
+    "interval": {"type": "int", "default": 10},
+    "poll": {"type": "int", "default": 2},
+    "timeout": {"type": "int", "default": 0},
+    "watch_pid_dir": {"type": "path"},
+    "watch_ignore": {"type": "list", "elements": "str", "default": []},
+    "stop_grace": {"type": "int", "default": 120},
+}
 COUNTED = {"nodes": "fake nodes Ready", "submit": "jobs submitted"}
 LOCAL_POLL_S = 0.2
 JOB_KEYS = ("ansible_job_id", "results_file", "started", "finished", "stdout", "stderr", "stdout_lines",
@@ -83,6 +107,47 @@ def job_finished(text):
     return isinstance(data, dict) and ("started" not in data or bool(data.get("finished")))
 
 
+# Prints "<name> <pid> <0|1>" per pid file of a directory, 1 when the process is alive: one command per check on a
+# remote host. A zombie (a process that ended, which nobody reaped) is not alive.
+PID_CHECK = ('for f in %s/*.pid; do [ -f "$f" ] || continue; p=$(cat "$f"); n=${f##*/}; '
+             's=$(sed "s/.*) //" "/proc/$p/stat" 2>/dev/null | cut -c1); '
+             'case "$s" in ""|Z|X) a=0;; *) a=1;; esac; echo "${n%%.pid} $p $a"; done')
+
+
+def parse_pid_check(text, ignore=()):
+    """{name: (pid, alive)} from the lines of PID_CHECK (or of read_pid_dir)."""
+    found = {}
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[1].isdigit() and fields[0] not in ignore:
+            found[fields[0]] = (int(fields[1]), fields[2] == "1")
+    return found
+
+
+def read_pid_dir(path):
+    """PID_CHECK's lines for a directory on this machine."""
+    lines = []
+    try:
+        names = sorted(entry for entry in os.listdir(path) if entry.endswith(".pid"))
+    except OSError:
+        return ""
+    for entry in names:
+        pid = (read_local(os.path.join(path, entry)) or "").strip()
+        if pid.isdigit():
+            alive = guard.alive(int(pid))
+            lines.append("%s %s %d" % (entry[:-len(".pid")], pid, alive))
+    return "\n".join(lines)
+
+
+def gone(watched, now):
+    """The first (name, pid) of ``watched`` (alive when the wait began) that is no longer alive: its process ended,
+    or its pid file was removed or now names another process."""
+    for name, (pid, _) in sorted(watched.items()):
+        if now.get(name) != (pid, True):
+            return name, pid
+    return None
+
+
 def read_local(path):
     """The text of a file on this machine, None when it cannot be read."""
     try:
@@ -94,19 +159,11 @@ def read_local(path):
 
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
-    _VALID_ARGS = frozenset(("jid", "results_file", "progress_file", "label", "interval", "poll", "timeout"))
+    _VALID_ARGS = frozenset(ARGUMENT_SPEC)
 
     def run(self, tmp=None, task_vars=None):
         super().run(tmp, task_vars)
-        _, args = self.validate_argument_spec(argument_spec={
-            "jid": {"type": "str", "required": True},
-            "results_file": {"type": "path"},
-            "progress_file": {"type": "path"},
-            "label": {"type": "str", "default": ""},
-            "interval": {"type": "int", "default": 10},
-            "poll": {"type": "int", "default": 2},
-            "timeout": {"type": "int", "default": 0},
-        })
+        _, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
         if args["interval"] < 1 or args["poll"] < 1:
             raise AnsibleActionFail("bench_async_wait: interval and poll must be at least 1 second")
         async_dir = (posixpath.dirname(args["results_file"]) if args["results_file"]
@@ -116,8 +173,10 @@ class ActionModule(ActionBase):
         self._local = is_local(self._connection.transport)
         local_file = args["results_file"] if self._local else None
         started = time.monotonic()
-        shown = started
+        shown = checked = started
         state = {}
+        watched = {name: found for name, found in self._pids(args, task_vars).items() if found[1]}
+        stopped = None   # (when, why) once a watched process is gone and the job was told to stop
         try:
             while True:
                 text = read_local(local_file) if local_file else None
@@ -128,11 +187,19 @@ class ActionModule(ActionBase):
                         module_name="ansible.legacy.async_status", task_vars=task_vars,
                         module_args={"jid": args["jid"], "mode": "status", "_async_dir": async_dir})
                     if status.get("finished") or (status.get("failed") and not status.get("started")):
-                        return self._finished(status, args["jid"], async_dir, task_vars)
+                        result = self._finished(status, args["jid"], async_dir, task_vars)
+                        return self._failed_after_stop(result, stopped[1]) if stopped else result
                 now = time.monotonic()
                 if args["timeout"] and now - started > args["timeout"]:
                     self._stop(state)
                     return {"failed": True, "msg": "gave up waiting for the job after %d s" % args["timeout"]}
+                if watched and not stopped and now - checked >= (1 if self._local else args["interval"]):
+                    checked = now
+                    stopped, state = self._stop_when_gone(watched, args, task_vars, state, now)
+                if stopped and now - stopped[0] > args["stop_grace"]:
+                    self._stop(state, "KILL")
+                    return {"failed": True, "msg": "%s; the job did not end within %d s of being stopped and was killed"
+                                                   % (stopped[1], args["stop_grace"])}
                 if now - shown >= args["interval"]:
                     shown = now
                     if args["progress_file"]:
@@ -147,6 +214,33 @@ class ActionModule(ActionBase):
             # Interrupted (Ctrl-C) or the host went away: do not leave the job running on the host.
             self._stop(state or self._read_state(args["progress_file"], task_vars))
             raise
+
+    def _stop_when_gone(self, watched, args, task_vars, state, now):
+        """Stop the job when a watched process is gone: ((when, why) or None, the job's latest progress state)."""
+        dead = gone(watched, self._pids(args, task_vars))
+        if not dead:
+            return None, state
+        why = "%s (pid %d) stopped while the job ran" % dead
+        display.display("[%s] %s%s: stopping the job" % (task_vars.get("inventory_hostname", ""), args["label"], why))
+        state = self._read_state(args["progress_file"], task_vars) or state
+        self._stop(state)
+        return (now, why), state
+
+    def _pids(self, args, task_vars):
+        """{name: (pid, alive)} of the pid files in watch_pid_dir (none without it)."""
+        if not args["watch_pid_dir"]:
+            return {}
+        if self._local:
+            text = read_pid_dir(args["watch_pid_dir"])
+        else:
+            text = self._low_level_execute_command(PID_CHECK % shlex.quote(args["watch_pid_dir"])).get("stdout", "")
+        return parse_pid_check(text, args["watch_ignore"])
+
+    @staticmethod
+    def _failed_after_stop(result, why):
+        """The job's result once it ended after being stopped: failed, the gone process first in its message."""
+        own = str(result.get("msg") or "").strip()
+        return dict(result, failed=True, msg=why + ("; the job then said: " + own if own else ""))
 
     def _finished(self, status, jid, async_dir, task_vars):
         result = {key: value for key, value in status.items() if key not in JOB_KEYS}
@@ -171,10 +265,10 @@ class ActionModule(ActionBase):
         except ValueError:
             return {}
 
-    def _stop(self, state):
+    def _stop(self, state, signal="TERM"):
         pid = (state or {}).get("pid")
         if isinstance(pid, int) and pid > 1 and not state.get("done"):
             try:
-                self._low_level_execute_command("kill -TERM %d" % pid)
+                self._low_level_execute_command("kill -%s %d" % (signal, pid))
             except Exception:  # noqa: BLE001 - best effort on the way out
                 pass

@@ -12,7 +12,7 @@ description:
     O(directory_mode) where missing, then writes each
     of O(files) whose content differs from what is there, atomically (a temporary file renamed into place),
     with its mode. A file whose content and mode match is left alone.
-  - One call instead of one task per file: a cluster's configuration (kubeconfigs, audit policy, kwok stages,
+  - One call instead of one task per file, for a cluster's configuration (kubeconfigs, audit policy, kwok stages,
     its ports) is a dozen small files, and each task costs the run about half a second.
 version_added: "0.1.0"
 options:

@@ -10,7 +10,7 @@ short_description: Create a cluster's private keys, CAs and signed certificates 
 description:
   - Creates an ECDSA P-256 key per CA, key and certificate in O(dir) (mode 0600) where none is, a self-signed
     certificate per CA and a certificate per entry of O(certs) signed by its CA (mode 0644).
-  - Keeps what is there when it matches: a certificate is issued again only when it is missing, says something
+  - Keeps what is there when it matches; a certificate is issued again only when it is missing, says something
     else than asked, is not for its key, expires within a day, or its CA was issued again.
 version_added: "0.1.0"
 options:

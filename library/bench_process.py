@@ -16,12 +16,12 @@ description:
   - O(state=stopped) sends SIGTERM to the process group, then SIGKILL after O(stop_timeout); stopping
     something that is not running is not an error.
   - With O(processes), several components in one call, one after another, each ready before the next starts
-    (a cluster's etcd, API server, controller manager and kwok), unless an entry sets C(wait_before_next=false):
-    the next then starts at once, and both are waited for, in order, with the next entry that waits or at the end
+    (a cluster's etcd, API server, controller manager and kwok), unless an entry sets C(wait_before_next=false);
+    then the next starts at once, and both are waited for, in order, with the next entry that waits or at the end
     (kube-apiserver retries etcd until it answers, so the two start together).
   - Before anything starts, O(directories) are created and O(files) written where their content or mode differ
-    (the components' configuration: one call instead of two).
-  - With O(pid_dir) and O(state=stopped), every process that has a pid file in that directory: all but those
+    (the components' configuration, in one call instead of two).
+  - With O(pid_dir) and O(state=stopped), every process that has a pid file in that directory, all but those
     named in O(last) at once, then those in O(last), in that order (a cluster's own components after its
     schedulers and load test). With O(remove_dir) too, that directory goes once they are all stopped (a cluster
     torn down in one call).
@@ -72,7 +72,7 @@ options:
   discard:
     description:
       - With O(pid_dir), stop the processes named in O(last) as O(remove_dir) does (together, killed at once),
-        but keep the directory: for a cluster whose state is thrown away later, whose files are still read first
+        but keep the directory, for a cluster whose state is thrown away later, whose files are still read first
         (its audit log).
     type: bool
     default: false

@@ -12,6 +12,9 @@ from conftest import ROOT, failure_text, processes_mentioning, run_playbook
 CASES = [
     # a knob: bench_problems over the bench_* variables
     ("zero jobs", {"bench_jobs": 0}, "bench_jobs=0 is not allowed: use a whole number of at least 1"),
+    # the knob that bounds what hosts keep (issue 57): refused before any host's workspace is touched
+    ("runs to keep that is no count", {"bench_keep_runs": "all"},
+     "bench_keep_runs='all' is not allowed: use a whole number of runs, 0 (none once fetched) or more"),
     # a scenario: the same check loads and checks the scenario
     ("unknown scenario", {"bench_scenario": "gangs"},
      "bench_scenario='gangs' is not allowed: use one of burst, fair-share, gang, mixed, priority, steady, trace, or "

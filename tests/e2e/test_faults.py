@@ -72,12 +72,8 @@ def clean_run_succeeds(tmp_path, bench_vars):
     assert processes_mentioning(bench_vars["bench_workspace"]) == []
 
 
-@pytest.mark.parametrize("component,reasons", [
-    ("kube-scheduler", ("timed out after",)),
-    # Depending on the moment: while jobs are still being created, or while waiting for pods.
-    ("kube-apiserver", ("lost the watch on pods", "jobs could not be created", "load test failed")),
-])
-def test_component_dying_mid_run_keeps_what_was_measured(tmp_path, bench_vars, component, reasons):
+@pytest.mark.parametrize("component", ["kube-scheduler", "kube-apiserver"])
+def test_component_dying_mid_run_keeps_what_was_measured(tmp_path, bench_vars, component):
     extravars = dict(bench_vars, **SLOW)
     thread, runner = start_async(tmp_path, extravars, "fault")
     wait_until_binding(runner, bench_vars["bench_workspace"])
@@ -88,12 +84,15 @@ def test_component_dying_mid_run_keeps_what_was_measured(tmp_path, bench_vars, c
     host_dir = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost")
     failed = load_json(host_dir, "failed.json")
     assert failed["task"] == LOADTEST_TASK
-    assert any(reason in failed["msg"] for reason in reasons), failed["msg"]
+    # The wait watches the cluster's processes: the one that died is named, and the load test is stopped at once
+    # (not left to time out), writing what it measured.
+    assert re.match(r"%s \(pid \d+\) stopped while the job ran; the job then said: interrupted by signal 15" % component,
+                    failed["msg"]), failed["msg"]
     # While it waited, the terminal was told how far the load test was.
     assert re.search(r"\[localhost\] default: (submit|wait) \d+/\d+ ", runner.stdout.read()), "no progress line"
     summary = load_json(host_dir, "default", "summary.json")
     assert summary["complete"] is False
-    assert any(reason in summary["reason"] for reason in reasons), summary["reason"]
+    assert "interrupted by signal 15" in summary["reason"], summary["reason"]
     assert 0 < summary["pods_bound"] < 120, summary
     assert os.path.exists(os.path.join(host_dir, "default", "pods.csv.gz"))
     assert processes_mentioning(bench_vars["bench_workspace"]) == []

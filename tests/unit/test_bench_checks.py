@@ -77,6 +77,7 @@ def test_strings_from_the_command_line_are_accepted():
     assert problems(bench_jobs="50", bench_timeout="12.5", bench_scheduler_gogc="200",
                     bench_scheduler_gomemlimit="2GiB", bench_run_id="nightly-2026.11", bench_busy_threshold="12.5") == []
     assert problems(bench_busy_threshold=0) == problems(bench_busy_threshold=100) == []
+    assert problems(bench_keep_runs=0) == problems(bench_keep_runs="3") == []
 
 
 @pytest.mark.parametrize("changes,needle", [
@@ -108,6 +109,11 @@ def test_strings_from_the_command_line_are_accepted():
     ({"bench_scheduler_cpu_limit": -2}, "bench_scheduler_cpu_limit=-2 is not allowed"),
     ({"bench_scheduler_cpu_profile_seconds": "a bit"}, "bench_scheduler_cpu_profile_seconds='a bit' is not allowed"),
     ({"bench_throttle": "some"}, "bench_throttle='some' is not allowed"),
+    ({"bench_keep_runs": -1},
+     "bench_keep_runs=-1 is not allowed: use a whole number of runs, 0 (none once fetched) or more"),
+    ({"bench_keep_runs": 1.5}, "bench_keep_runs=1.5 is not allowed"),
+    ({"bench_keep_runs": "all"}, "bench_keep_runs='all' is not allowed"),
+    ({"bench_keep_runs": True}, "bench_keep_runs=True is not allowed"),
     ({"bench_busy_threshold": 150}, "bench_busy_threshold=150 is not allowed: use a percentage from 0 to 100"),
     ({"bench_busy_threshold": "-1"}, "bench_busy_threshold='-1' is not allowed: use a percentage from 0 to 100"),
     ({"bench_gate_busy": "skip"}, "bench_gate_busy='skip' is not allowed: use one of judge, refuse"),

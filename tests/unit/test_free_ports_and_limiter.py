@@ -97,7 +97,9 @@ class RecordingApi:
         self.calls = calls
 
     def __getattr__(self, method):
-        def call(*args, **_kwargs):
+        def call(*args, **kwargs):
+            # Every create has a time limit: a server that hangs (etcd dead on a full disk) cannot hold the load test.
+            assert kwargs["_request_timeout"] == sched_client.CREATE_TIMEOUT_S
             self.calls.append((method, args[-2] if method == "create_namespaced_custom_object" else args[0],
                                args[-1]["metadata"]["name"]))
             return RecordingResponse()

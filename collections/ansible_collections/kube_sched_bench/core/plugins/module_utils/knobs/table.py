@@ -241,6 +241,13 @@ KNOBS = (
         Bring the compressed audit log back to the controller with the results. false: it stays on the host
         beside them (env.json's audit_log.on_host says where), and only what the metrics need is fetched; a
         30,000-pod run's log is 23 MB compressed, the rest of its results 1 to 2 MB."""),
+    _knob("keep_runs", "int", 3, RESULTS, """
+        Runs whose results each host's workspace keeps (bench_workspace/results/), the newest; at the end of a run
+        each host removes older runs once the controller has verified that it holds every one of their files (a run
+        whose fetch failed stays until make fetch brings it back), and the audit log that stayed on the host
+        (bench_fetch_audit_log false) goes with its run. 0: none once fetched. The controller's results are never
+        pruned.""", rule="optional_count", allowed="use a whole number of runs, 0 (none once fetched) or more",
+          feeds=("loadtest_keep_runs",), see="reading-the-report.md#what-stays-where-and-for-how-long"),
     _knob("report_compare_to", "str", "", RESULTS, """
         An earlier run to compare with (its run id in bench_results_dir, or its directory): the report then gives
         every figure its change and a verdict (two-sided Mann-Whitney U over the repeats: better, worse, no

@@ -52,6 +52,9 @@ class RateLimiter:
 
 # The load test's requests, as the audit log names them (metrics/requests.py counts them as the load generator's).
 LOADGEN_USER_AGENT = "sched-bench-loadgen/0"
+# A create the API server has not answered in this time will not be answered: its own limit is 60 s (a 504 then). It
+# is what lets a load test that is stopped while the server hangs (etcd dead on a full disk) end and write its results.
+CREATE_TIMEOUT_S = 90
 
 
 def api_client(kubeconfig, context, pool_size):
@@ -105,14 +108,14 @@ def create_workload(apis, namespace, objects, acquire):
     """
     for api, body in objects:
         acquire()
+        options = {"_preload_content": False, "_request_timeout": CREATE_TIMEOUT_S}
         if api == "batch":
-            response = apis.batch.create_namespaced_job(namespace, body, _preload_content=False)
+            response = apis.batch.create_namespaced_job(namespace, body, **options)
         elif api == "pod":
-            response = apis.core.create_namespaced_pod(namespace, body, _preload_content=False)
+            response = apis.core.create_namespaced_pod(namespace, body, **options)
         else:
             group, version, plural = CUSTOM_APIS[api]
-            response = apis.custom.create_namespaced_custom_object(
-                group, version, namespace, plural, body, _preload_content=False)
+            response = apis.custom.create_namespaced_custom_object(group, version, namespace, plural, body, **options)
         drain(response)
 
 
