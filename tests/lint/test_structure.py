@@ -107,3 +107,12 @@ def test_each_filter_name_is_defined_once():
             where.setdefault(name, []).append(_rel(path))
     assert where, "no filter found: the reader of filters() is broken"
     assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}
+
+
+def test_test_files_have_names_of_their_own():
+    """pytest imports test files by their base name (rootdir, no packages): two of the same name in two directories
+    stop the session that collects both."""
+    names = {}
+    for path in glob.glob(os.path.join(ROOT, "tests", "**", "test_*.py"), recursive=True):
+        names.setdefault(os.path.basename(path), []).append(_rel(path))
+    assert [paths for paths in names.values() if len(paths) > 1] == []
