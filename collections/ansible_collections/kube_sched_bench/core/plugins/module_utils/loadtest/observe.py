@@ -30,6 +30,10 @@ BEFORE, AFTER = "before", "after"
 SAMPLES_FILE = "component-samples.json"
 # Seconds each endpoint may take for the scrape after a failed or stopped load test (host.guard.LOADTEST_GRACE_S).
 FAILED_RUN_TIMEOUT_S = 2.0
+# Seconds the look after the load waits once the last pod is bound, before its sample and scrapes: a scheduler counts a
+# placement once its binding has returned, which on a busy host can come after the load test saw the pod bound (the
+# window, window_s, includes the wait).
+SETTLE_S = 1.0
 
 
 class Observer:
@@ -44,6 +48,8 @@ class Observer:
             return
         record = {}
         if moment == AFTER:
+            if timeout != FAILED_RUN_TIMEOUT_S:
+                time.sleep(SETTLE_S)
             record.update(time_us=int(time.time() * 1_000_000), sample=self.host_load_sample())
         record["scrapes"] = scrape.scrape_all(self.p.get("metrics_targets") or [], self.p["output_dir"], moment,
                                               api_get=self.api_get, timeout=timeout)
