@@ -84,10 +84,13 @@ chromium:
 prometheus:
 	hack/prometheus.sh
 
-## base-image: build the local Debian systemd image the molecule scenarios run on
+## base-image: build the local Debian systemd images the molecule scenarios run on (the SSH lab's with sshd, one trixie)
 base-image: docker
 	hack/base-image.sh
 	hack/base-image.sh nopython
+	hack/base-image.sh ssh
+	hack/base-image.sh ssh-trixie
+	hack/base-image.sh ssh-nopython
 
 ## kind-images: test machines only: privileged containers for kind (runc-capfilter) and kind's node images
 ## kindest/node:<version> of every version set (modern, legacy-kernel), built offline from source (cached; not part
