@@ -13,6 +13,7 @@ import os
 import re
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.host import guard
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import host_load
 
 # What Go and etcd write when a write finds the disk full (ENOSPC), and etcd when its quota is reached.
 NO_SPACE = re.compile(r"no space left on device|database space exceeded|ENOSPC", re.IGNORECASE)
@@ -89,18 +90,10 @@ def dead_components(pid_dir, alive=None):
     """{name: pid} of the components whose pid file is in ``pid_dir`` but whose process is gone."""
     alive = alive or guard.alive
     dead = {}
-    try:
-        names = sorted(entry for entry in os.listdir(pid_dir) if entry.endswith(".pid"))
-    except OSError:
-        return dead
-    for entry in names:
-        try:
-            with open(os.path.join(pid_dir, entry), encoding="utf-8") as handle:
-                pid = int(handle.read().strip())
-        except (OSError, ValueError):
-            continue
-        if not alive(pid):
-            dead[entry[:-len(".pid")]] = pid
+    for path in host_load.pid_files_in([pid_dir]):
+        pid = guard.read_pid(path)
+        if pid is not None and not alive(pid):
+            dead[os.path.basename(path)[:-len(".pid")]] = pid
     return dead
 
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import datetime, timezone
 
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.history.load import (
     TREND_KEYS,
-    History,
     Point,
     RunEntry,
     Series,
+    ordered_history,
     parse_time,
 )
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.model import Stat
@@ -66,10 +65,4 @@ def read_history(path, skipped=()):
                                                  json.loads(row["document"])))
             if entry.started is not None:
                 line.points.append(_point(row, entry.started))
-    for line in series.values():
-        line.points.sort(key=lambda point: (point.started, point.run_id))
-    lines = sorted((line for line in series.values() if line.points), key=lambda line: (
-        line.host, line.scheduler, line.points[0].started, line.key))
-    oldest = datetime.min.replace(tzinfo=timezone.utc)
-    entries.sort(key=lambda entry: (entry.started is not None, entry.started or oldest, entry.run_id), reverse=True)
-    return History(entries, lines, list(skipped), [])
+    return ordered_history(entries, series, skipped, [])

@@ -234,6 +234,12 @@ def build_history(runs, results_dir, gates=None, skipped=()):
                     if entry.started is not None:
                         line.points.append(point_of(run.run_id, entry.started, result))
                 rows.append((entry, host, scheduler, line, result))
+    return ordered_history(entries, series, skipped, rows)
+
+
+def ordered_history(entries, series, skipped, rows):
+    """The History of ``entries`` and ``series`` (read from the files or from history.sqlite): each line's points
+    in time order, the lines by host, scheduler and first point, the runs newest first (those without a start last)."""
     for line in series.values():
         line.points.sort(key=lambda point: (point.started, point.run_id))
     lines = sorted((line for line in series.values() if line.points), key=lambda line: (
