@@ -217,8 +217,13 @@ class ActionModule(ActionBase):
         if not dead:
             return None, state
         why = "%s (pid %d) stopped while the job ran" % dead
-        display.display("[%s] %s%s: stopping the job" % (task_vars.get("inventory_hostname", ""), args["label"], why))
+        host = task_vars.get("inventory_hostname", "")
         state = self._read_state(args["progress_file"], task_vars) or state
+        # How far the job got, whenever it is stopped (also one stopped before its first progress line).
+        line = progress_line(args["label"], state)
+        if line:
+            display.display("[%s] %s" % (host, line))
+        display.display("[%s] %s%s: stopping the job" % (host, args["label"], why))
         self._stop(state)
         return (now, why), state
 

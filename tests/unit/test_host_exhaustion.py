@@ -82,3 +82,22 @@ def test_the_wait_notices_a_watched_process_gone_replaced_or_its_pid_file_remove
     remote = subprocess.run(["sh", "-c", bench_async_wait.PID_CHECK % shlex.quote(str(tmp_path))],
                             capture_output=True, text=True, check=True).stdout
     assert bench_async_wait.parse_pid_check(remote) == expected
+
+
+def test_a_stopped_job_shows_how_far_it_got_before_the_stop(tmp_path, monkeypatch):
+    (tmp_path / "kube-scheduler.pid").write_text("999999999\n")
+    progress = tmp_path / "progress.json"
+    progress.write_text(json.dumps({"pid": 4242, "phase": "wait", "total": 120, "count": 30, "pods_created": 120,
+                                    "pods_bound": 30, "elapsed_s": 1.4}))
+    shown, stopped = [], []
+    monkeypatch.setattr(bench_async_wait.display, "display", shown.append)
+    action = object.__new__(bench_async_wait.ActionModule)
+    action._local = True
+    action._stop = lambda state, signal="TERM": stopped.append(state["pid"])
+    args = {"watch_pid_dir": str(tmp_path), "watch_ignore": [], "progress_file": str(progress), "label": "default: "}
+    stop, state = action._stop_when_gone({"kube-scheduler": (999999999, True)}, args,
+                                         {"inventory_hostname": "node1"}, {}, 7.0)
+    assert stop == (7.0, "kube-scheduler (pid 999999999) stopped while the job ran")
+    assert stopped == [4242] and state["pods_bound"] == 30
+    assert shown == ["[node1] default: wait 30/120 pods bound (120 created, 30 bound, 0 completed), 1.4 s elapsed",
+                     "[node1] default: kube-scheduler (pid 999999999) stopped while the job ran: stopping the job"]
