@@ -25,6 +25,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics impo
     requests,
     scrape,
 )
+from kubernetes.client.rest import ApiException
 
 BEFORE, AFTER = "before", "after"
 SAMPLES_FILE = "component-samples.json"
@@ -58,14 +59,7 @@ class Observer:
         self.observed[moment] = record
 
     def api_get(self, path, timeout):
-        """The text of an API server path, read with the load test's own client and credentials."""
-        response = self.client.call_api(path, "GET", header_params={"Accept": "text/plain"},
-                                        auth_settings=["BearerToken"], _preload_content=False,
-                                        _request_timeout=timeout)[0]
-        try:
-            return response.data.decode("utf-8", errors="replace")
-        finally:
-            response.release_conn()
+        return api_get_text(self.client, path, timeout)
 
     def observations(self, bound_pods):
         """summary.json's internals, component_cost and api_requests (each None when not observed)."""
@@ -103,3 +97,18 @@ class Observer:
         write_atomically(os.path.join(self.p["output_dir"], SAMPLES_FILE),
                          json.dumps(record, indent=1, sort_keys=True) + "\n")
         return components.summarize(start, end, roles, peaks, bound_pods, loadgen_peak_kb=loadgen_peak)
+
+
+def api_get_text(client, path, timeout):
+    """The text of an API server path (its /metrics on kind and external clusters), read with the load test's own
+    client and credentials (the kubernetes client's param_serialize and call_api); ApiException when not 2xx."""
+    request = client.param_serialize("GET", path, header_params={"Accept": "text/plain"}, auth_settings=["BearerToken"])
+    response = client.call_api(*request, _request_timeout=timeout)
+    try:
+        data = response.read()
+        if not 200 <= response.status <= 299:
+            raise ApiException(http_resp=response)
+        return data.decode("utf-8", errors="replace")
+    finally:
+        response.response.release_conn()
+
