@@ -15,7 +15,7 @@ python=${VENV:-.venv}/bin/python
 
 # Which e2e files run beside: chosen by the two sessions' lengths in CI (the tail prints both); the
 # fault and two-run tests mostly wait on a throttled scheduler, so they share the molecule session.
-SIDE_E2E="tests/e2e/test_security.py tests/e2e/test_spine.py tests/e2e/test_faults.py tests/e2e/test_two_runs.py tests/e2e/test_exhaustion.py"
+SIDE_E2E="tests/e2e/test_security.py tests/e2e/test_spine.py tests/e2e/test_faults.py tests/e2e/test_two_runs.py tests/e2e/test_exhaustion.py tests/e2e/test_shipped_scenarios.py"
 
 side_log=$(mktemp -t sched-bench-test-side.XXXXXX.log)
 # Each session its own temporary root: pytest prunes old numbered directories under its root

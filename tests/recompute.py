@@ -10,6 +10,9 @@ import io
 import json
 import math
 import os
+import re
+
+import recompute_figures as figures
 
 US = 1_000_000
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
@@ -22,6 +25,13 @@ def micros(text):
     moment = datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
     delta = moment - EPOCH
     return (delta.days * 86400 + delta.seconds) * US + delta.microseconds
+
+
+def text(us):
+    """Integer microseconds since the epoch -> RFC 3339 in UTC with microseconds; None for None."""
+    if us is None:
+        return None
+    return (EPOCH + datetime.timedelta(microseconds=us)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def rows(directory, name):
@@ -40,12 +50,14 @@ def load(directory):
                             "gang": row["gang"] == "true", "pods": int(row["pods"]),
                             "cpu": int(row["pod_millicores"]), "memory": int(row["pod_memory_bytes"]),
                             "duration_us": int(round(float(row["pod_duration"]) * US)),
-                            "arrival_s": float(row["arrival_s"]), "created": micros(row["created"])}
+                            "arrival_s": float(row["arrival_s"]), "created": micros(row["created"]),
+                            "admitted": micros(row["admitted"]), "held_created": micros(row.get("held_created"))}
     pods = []
     for row in rows(directory, "pods.csv"):
         deleted = micros(row["ended"]) if row["how_ended"] in ("preempted", "deleted") else None
         pods.append({"name": row["pod"], "job": row["job"], "node": row["node"], "created": micros(row["created"]),
-                     "bound": micros(row["bound"]), "deleted": deleted, "how_ended": row["how_ended"]})
+                     "bound": micros(row["bound"]), "deleted": deleted, "how_ended": row["how_ended"],
+                     "completed": micros(row.get("completed")), "held_created": micros(row.get("held_created"))})
     return jobs, pods, scenario
 
 
@@ -100,8 +112,7 @@ def held_at(job, pods, moment):
 
 def top_level(jobs, pods):
     """makespan_s, throughput, peak and latency_ms."""
-    start = min([job["created"] for job in jobs.values() if job["created"] is not None]
-                + [pod["created"] for pod in pods])
+    start = run_start(jobs, pods)
     bound = sorted(pod["bound"] for pod in pods if pod["bound"] is not None)
     makespan = (bound[-1] - start) / US
     throughput = round(len(bound) / makespan, 3)
@@ -167,7 +178,7 @@ def fair_share(jobs, pods, weights, start, end):
     times = {start, end} | {job["created"] for job in jobs.values() if job["created"] is not None}
     times |= {t for pod in pods for t in (hold(pod, jobs[pod["job"]]) or ())}
     moments = sorted(t for t in times if start <= t <= end)
-    covered, error, jain = 0, 0.0, 0.0
+    covered, error, jain, stretches = 0, 0.0, 0.0, []
     share_sum, target_sum = dict.fromkeys(weights, 0.0), dict.fromkeys(weights, 0.0)
     for begin, finish in zip(moments, moments[1:]):
         held = {tenant: allocated(tenant, begin) for tenant in weights}
@@ -181,16 +192,23 @@ def fair_share(jobs, pods, weights, start, end):
         target = {tenant: targets.get(tenant, 0.0) / total for tenant in weights}
         length = finish - begin
         covered += length
+        stretches.append((begin, finish, share, target))
         error += length * sum(abs(share[t] - target[t]) for t in asking) / len(asking)
         ratios = [share[t] / target[t] for t in asking if target[t] > 0]
         jain += length * sum(ratios) ** 2 / (len(ratios) * sum(x * x for x in ratios))
         for tenant in weights:
             share_sum[tenant] += length * share[tenant]
             target_sum[tenant] += length * target[tenant]
-    return {"covered_s": round(covered / US, 3), "fairness_error": round(error / covered, 4),
-            "jain_index": round(jain / covered, 4),
-            "tenants": {t: {"share": round(share_sum[t] / covered, 4), "target": round(target_sum[t] / covered, 4)}
-                        for t in weights}}
+    def per_time(value, digits=4):
+        return round(value / covered, digits) if covered else None
+
+    return {"covered_s": round(covered / US, 3), "fairness_error": per_time(error), "jain_index": per_time(jain),
+            "tenants": {t: {"weight": weights[t], "share": per_time(share_sum[t]), "target": per_time(target_sum[t]),
+                            "job_latency_ms": latency([round((all_bound(job, pods) - job["created"]) / 1000.0, 3)
+                                                       for job in jobs.values() if job["tenant"] == t
+                                                       and job["created"] is not None and all_bound(job, pods)])}
+                        for t in weights},
+            "series": figures.series(stretches, start)}
 
 
 def priority(jobs, pods):
@@ -205,41 +223,121 @@ def priority(jobs, pods):
         "pods_preempted": len(victims), "preempted_pods": victims, "work_lost_pod_s": round(lost / US, 3)}
 
 
-def recompute(directory):
-    """The figures the document defines that this run's scenario has: top level, window, gang, fair_share,
-    priority."""
-    jobs, pods, scenario = load(directory)
+def run_start(jobs, pods):
+    """summary.json's `start`: the earliest job creation or pod creation."""
+    return min([job["created"] for job in jobs.values() if job["created"] is not None] + [pod["created"] for pod in pods])
+
+
+def scenario_metrics(jobs, pods, scenario):
+    """Every section of scenario_metrics the run's scenario has."""
     start, end = window(jobs, pods)
-    out = dict(top_level(jobs, pods), window={"start_us": start, "end_us": end})
+    thresholds, cluster = scenario["thresholds"], dict(scenario["cluster"], nodes=int(scenario["cluster"]["nodes"]))
+    out = {"window": {"start_us": start, "end_us": end}, "breakdown": figures.breakdown(jobs, pods),
+           "utilization": figures.utilization(jobs, pods, cluster, start, end)}
     weights = {name: float(weight) for name, weight in scenario["tenants"].items()}
     if any(job["gang"] for job in jobs.values()):
-        out["gang"] = gang(jobs, pods, end, scenario["thresholds"].get("stuck_partial_s"))
+        out["gang"] = dict(gang(jobs, pods, end, thresholds.get("stuck_partial_s")),
+                           stuck_partial_s=thresholds.get("stuck_partial_s"))
+        if thresholds.get("stall_s"):
+            out["gang"].update(figures.stalls(jobs, pods, cluster, start, end, thresholds["stall_s"]))
     if len(weights) > 1:
         out["fair_share"] = fair_share(jobs, pods, weights, start, end)
     if len({job["priority"] for job in jobs.values()}) > 1:
         out["priority"] = priority(jobs, pods)
+    if scenario.get("warmup_s") is not None:
+        out["steady"] = figures.steady(jobs, pods, start, scenario["warmup_s"])
     return out
 
 
+def recompute(directory, summary):
+    """Every figure of summary.json the document defines from the files; ``summary`` gives only the inputs the
+    document lists as measured outside the files (scheduler, workload, makespan_bound)."""
+    jobs, pods, scenario = load(directory)
+    out = top_level(jobs, pods)
+    out.update(figures.run_figures(jobs, pods, scenario, summary, run_start(jobs, pods), out["makespan_s"]))
+    out["scenario_metrics"] = scenario_metrics(jobs, pods, scenario)
+    out["checks"] = figures.checks(scenario, out["scenario_metrics"], out["unsupported"])
+    return out
+
+
+# Files before schema version 3 lack scenario.json's events and the `completed` and `held_created` columns.
+BEFORE_VERSION_3 = ("pods_completed", "submit_rate_jobs_per_s", "throughput_limited_by.stage", "backlog", "checks")
+DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "metrics.md")
+
+
+def outside():
+    """The figures docs/metrics.md lists as measured from outside the files."""
+    with open(DOC, encoding="utf-8") as handle:
+        section = handle.read().split("### Measured from outside the files", 1)[1].split("\n#", 1)[0]
+    return [key for line in section.splitlines() if line.startswith("| `")
+            for key in re.findall(r"`([^`]+)`", line.split("|")[1])]
+
+
+def leaves(value, path=""):
+    """Every figure of ``value`` as a path (list items as [i]): the values that are no dict or list, and empty ones."""
+    if isinstance(value, dict) and value:
+        return [leaf for key, item in value.items() for leaf in leaves(item, (path + "." if path else "") + key)]
+    if isinstance(value, list) and value:
+        return [leaf for index, item in enumerate(value) for leaf in leaves(item, "%s[%d]" % (path, index))]
+    return [path]
+
+
+def listed(path, keys):
+    general = re.sub(r"\[\d+\]", "[]", path)
+    return any(general == key or general.startswith(key + ".") or general.startswith(key + "[") for key in keys)
+
+
 def differences(directory, summary):
-    """Where the recomputed figures differ from ``summary`` (by more than the last rounded digit): one line each."""
-    found = []
+    """Where the recomputed figures differ from ``summary`` (by more than the last rounded digit), and every figure
+    of ``summary`` neither recomputed nor listed as measured from outside the files: one line each."""
+    found, seen = [], set()
 
     def compare(path, ours, theirs):
-        if isinstance(ours, dict):
+        seen.add(path)
+        if isinstance(ours, dict) and isinstance(theirs, dict):
             for key, value in ours.items():
-                compare(path + "." + key, value, (theirs or {}).get(key) if isinstance(theirs, dict) else None)
+                compare(path + "." + key if path else key, value, theirs.get(key))
+        elif isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
+            for index, (mine, other) in enumerate(zip(ours, theirs)):
+                compare("%s[%d]" % (path, index), mine, other)
         elif isinstance(ours, float) and isinstance(theirs, (int, float)) and not isinstance(theirs, bool):
-            if not math.isclose(ours, theirs, rel_tol=1e-6, abs_tol=2e-4):
+            if not figures.close(ours, theirs):
                 found.append("%s: recomputed %r, summary %r" % (path, ours, theirs))
         elif ours != theirs:
             found.append("%s: recomputed %r, summary %r" % (path, ours, theirs))
 
-    ours = recompute(directory)
-    metrics = summary["scenario_metrics"]
-    for key in ("makespan_s", "throughput_pods_per_s", "peak_throughput_pods_per_s", "latency_ms"):
-        compare(key, ours[key], summary[key])
-    for key in ("window", "gang", "fair_share", "priority"):
-        if key in ours or key in metrics:
-            compare("scenario_metrics." + key, ours.get(key), metrics.get(key))
+    ours = recompute(directory, summary)
+    skipped = BEFORE_VERSION_3 if summary.get("schema_version", 1) < 3 else ()
+    compare("", {key: value for key, value in ours.items() if not listed(key, skipped)}, summary)
+    found += timeline_differences(directory, summary)
+    found += findings_differences(summary)
+    seen |= {"findings[%d]" % index for index in range(len(summary["findings"]))} | {"findings"}
+    keys = outside() + list(skipped)
+    found += ["%s: neither recomputed nor listed as measured from outside the files" % path
+              for path in leaves(summary) if path not in seen and not listed(path, keys)]
     return found
+
+
+def timeline_differences(directory, summary):
+    """timeline.csv against the one pods.csv gives."""
+    jobs, pods, _ = load(directory)
+    if not os.path.exists(os.path.join(directory, "timeline.csv")):
+        return []
+    with open(os.path.join(directory, "timeline.csv"), encoding="utf-8") as handle:
+        stored = [{key: int(value) for key, value in row.items()} for row in csv.DictReader(handle)]
+    ours = figures.timeline(pods, run_start(jobs, pods))
+    return [] if stored == ours else ["timeline.csv: %d rows recomputed, %d stored, first difference at second %s" % (
+        len(ours), len(stored), next((a["second"] for a, b in zip(ours, stored) if a != b), min(len(ours), len(stored))))]
+
+
+def findings_differences(summary):
+    """`findings` against `checks`: each missed or unchecked check's sentence in order, after the timeout's
+    sentence when the run was not complete (a wait that ran out, the load test's own clock)."""
+    out = ["checks[%d].finding: a %s check %s a sentence" % (index, record["verdict"], "without" if wanted else "with")
+           for index, record in enumerate(summary.get("checks", []))
+           for wanted in [record["verdict"] in ("missed", "unchecked")] if wanted != bool(record["finding"])]
+    sentences = [record["finding"] for record in summary.get("checks", []) if record["finding"]]
+    if "checks" in summary and summary["findings"] != sentences and not (
+            summary["complete"] is False and summary["findings"][1:] == sentences):
+        out.append("findings: %r, the checks' sentences %r" % (summary["findings"], sentences))
+    return out

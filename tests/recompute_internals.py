@@ -151,6 +151,11 @@ def cost_differences(directory, summary):
                 "cpu_ms_per_pod": round(seconds * 1000 / bound, 3) if bound else None}
         out += ["%s %s: recomputed %r, summary %r" % (row["component"], key, value, row[key])
                 for key, value in mine.items() if not close(value, row[key], key)]
+    # The harness (kwok and the load generator), from version 3 on.
+    if "harness_percent" in summary["component_cost"]:
+        harness = round(100.0 * (ticks.get("kwok", 0) + ticks.get("load generator", 0)) / window, 1)
+        if not close(harness, summary["component_cost"]["harness_percent"], "harness_percent"):
+            out.append("harness_percent: recomputed %r, summary %r" % (harness, summary["component_cost"]["harness_percent"]))
     return out
 
 

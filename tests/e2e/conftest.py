@@ -10,7 +10,7 @@ from collections import namedtuple
 import ansible_runner
 import pytest
 from infra.go_mirror import mirror_vars  # noqa: F401 - the Go module mirror's golang_* variables, for the tests
-from result_checks import read_rows, summary_problems  # noqa: F401 - read_rows, for the tests
+from result_checks import read_rows, result_problems, summary_problems  # noqa: F401 - for the tests
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # A kept run: its cluster directory (kubeconfigs, logs) and the ansible-runner result.
@@ -132,7 +132,7 @@ def scheduler_results(bench_vars, scheduler):
     out = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost", scheduler)
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
         summary = json.load(handle)
-    assert summary_problems(summary) == [], "%s/summary.json does not follow its schema" % out
+    assert result_problems(out) == [], "%s: a result file does not follow its schema (schemas/)" % out
     with open(os.path.join(out, "env.json"), encoding="utf-8") as handle:
         env = json.load(handle)
     return out, summary, env

@@ -17,9 +17,9 @@ from conftest import (
     mirror_vars,
     processes_mentioning,
     read_rows,
+    result_problems,
     run_playbook,
     scheduler_results,
-    summary_problems,
 )
 from test_security import listening_sockets
 
@@ -166,7 +166,7 @@ def test_kueue_admits_a_scenarios_tenants_from_their_cohort_queues(tmp_path, ben
     out = os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "localhost", "kueue")
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
         summary = json.load(handle)
-    assert summary_problems(summary) == []
+    assert result_problems(out) == []
     assert summary["complete"] is True, summary.get("reason")
     assert summary["unsupported"] == ["gang"]
     assert recompute.differences(out, summary) == []

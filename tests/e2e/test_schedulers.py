@@ -25,7 +25,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils import sched
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules as sched_rules
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.components import COMPONENTS
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.internals import CONTROL_PLANE
-from conftest import audit_events, mirror_vars, processes_mentioning, read_rows, summary_problems
+from conftest import audit_events, mirror_vars, processes_mentioning, read_rows, result_problems
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Every scheduler whose descriptor (module_utils/schedulers/) says the binary runtime deploys it.
@@ -141,7 +141,7 @@ def test_every_pod_is_bound_and_the_audit_log_agrees(run, scheduler):
     directory = run.result_dir(scheduler)
     assert directory.is_dir(), "no results for %s; end of the playbook output:\n%s" % (scheduler, run.output[-3000:])
     summary = json.loads((directory / "summary.json").read_text())
-    assert summary_problems(summary) == []
+    assert result_problems(str(directory)) == []
     assert summary["scheduler"] == scheduler
     assert summary["complete"] is True, summary.get("reason")
     assert summary["pods_created"] == JOBS * PODS_PER_JOB

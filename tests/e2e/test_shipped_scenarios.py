@@ -1,15 +1,19 @@
-"""Every shipped scenario (issue 13) at an eighth of its size (bench_scenario_scale) through bench.yml, each on one
-scheduler: gang and mixed on coscheduling, a gang scheduler, the others on the default scheduler (the other
-schedulers run a scenario of the test's own in test_scenario.py): every job bound, the scenario's own metrics measured, the
-report's section written. And a wait that runs out is a finding of the run, not a failure of it."""
+"""Every shipped scenario (issue 13) at an eighth of its size (bench_scenario_scale) through bench.yml: gang and
+mixed on coscheduling, a gang scheduler, the others on the default scheduler and Kueue in one run (the other
+schedulers run a scenario of the test's own in test_scenario.py): every job bound, the scenario's own metrics
+measured, every figure of summary.json recomputed from the files (tests/recompute.py, issue 55), the report's section
+written. The seed's burst likewise, as a held backlog. And a wait that runs out is a finding of the run, not a
+failure of it."""
 import os
 
 import pytest
+import recompute
 from conftest import failure_text, mirror_vars, read_rows, run_playbook, scheduler_results
 
 SCALE = 0.125
-# The scheduler each scenario runs on (one run each): the gang scheduler for the gangs and for a mix of sizes.
-SCHEDULER = {"gang": "coscheduling", "mixed": "coscheduling"}
+# The schedulers each scenario runs on (one run each): the gang scheduler for the gangs and for a mix of sizes.
+SCHEDULERS = {"gang": ["coscheduling"], "mixed": ["coscheduling"]}
+DEFAULT = ["default", "kueue"]
 # At 1/8, worked out from scenarios/*.yml: (fake nodes, jobs, the scenario_metrics sections the scenario has).
 #   gang: 16 nodes -> 2; 12, 8 and 4 gangs -> 2, 1 and 1 (0.5 rounds to 0, and a group keeps one job).
 #   fair-share: 16 -> 2; 3 tenants x 100 jobs -> 12 each.  priority: 8 -> 1; 32 low -> 4, 8 high -> 1.
@@ -27,14 +31,25 @@ EXPECTED = {
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_a_shipped_scenario_runs_at_an_eighth_of_its_size(tmp_path, bench_vars, name):
-    nodes, jobs, sections = EXPECTED[name]
-    scheduler = SCHEDULER.get(name, "default")
-    extravars = dict(bench_vars, bench_schedulers=[scheduler], bench_scenario=name, bench_scenario_scale=SCALE,
+    schedulers = SCHEDULERS.get(name, DEFAULT)
+    extravars = dict(bench_vars, bench_schedulers=schedulers, bench_scenario=name, bench_scenario_scale=SCALE,
                      bench_timeout=180, **mirror_vars())
     runner = run_playbook(tmp_path, "bench.yml", extravars, label=name)
     assert runner.rc == 0, failure_text(runner)
+    for scheduler in schedulers:
+        check_scenario_run(bench_vars, name, scheduler)
 
+    with open(os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "report.md"),
+              encoding="utf-8") as handle:
+        report = handle.read()
+    assert "## Scenario %s" % name in report
+
+
+def check_scenario_run(bench_vars, name, scheduler):
+    nodes, jobs, sections = EXPECTED[name]
     out, summary, env = scheduler_results(bench_vars, scheduler)
+    # A second opinion on every figure from the fetched files alone, by docs/metrics.md's definitions.
+    assert recompute.differences(out, summary) == [], (name, scheduler)
     assert summary["complete"] is True, (scheduler, summary.get("reason"), summary.get("findings"))
     assert (summary["scenario"], summary["scenario_scale"], env["knobs"]["scenario_scale"]) == (name, SCALE, SCALE)
     assert summary["workload"]["nodes"] == env["workload"]["nodes"] == nodes
@@ -46,7 +61,9 @@ def test_a_shipped_scenario_runs_at_an_eighth_of_its_size(tmp_path, bench_vars, 
     assert sections <= set(metrics), (scheduler, sorted(metrics))
     rows = read_rows(out, "jobs.csv")
     assert len(rows) == jobs and all(row["all_bound"] for row in rows)
-    assert summary["pods_bound"] == summary["pods_created"] == sum(int(row["pods"]) for row in rows) + preempted
+    if scheduler != "kueue":
+        # Kueue evicts a whole workload to admit a higher one: pods deleted before they were bound are replaced too.
+        assert summary["pods_bound"] == summary["pods_created"] == sum(int(row["pods"]) for row in rows) + preempted
     assert 0 < metrics["utilization"]["peak_cpu_share"] <= 1
     if "gang" in sections and scheduler == "coscheduling":
         # A gang scheduler places each gang whole.
@@ -60,10 +77,24 @@ def test_a_shipped_scenario_runs_at_an_eighth_of_its_size(tmp_path, bench_vars, 
         name, scheduler, summary["makespan_s"], metrics["utilization"]["peak_cpu_share"], preempted,
         summary["findings"]))
 
-    with open(os.path.join(bench_vars["bench_results_dir"], bench_vars["bench_run_id"], "report.md"),
-              encoding="utf-8") as handle:
-        report = handle.read()
-    assert "## Scenario %s" % name in report
+
+def test_the_burst_as_a_held_backlog_is_recomputed_from_its_files(tmp_path, bench_vars):
+    """The seed's burst, held until the whole workload exists, on the default scheduler (every pod there at the
+    release) and Kueue (one Workload per job: pods only once admitted): the held creations keep their true times."""
+    extravars = dict(bench_vars, bench_schedulers=DEFAULT, bench_nodes=4, bench_jobs=12, bench_pods_per_job=2,
+                     bench_arrival="backlog", bench_timeout=120, **mirror_vars())
+    runner = run_playbook(tmp_path, "bench.yml", extravars, label="burst")
+    assert runner.rc == 0, failure_text(runner)
+    for scheduler in DEFAULT:
+        out, summary, _ = scheduler_results(bench_vars, scheduler)
+        assert summary["complete"] is True and summary["scenario"] == "burst", (scheduler, summary.get("reason"))
+        assert recompute.differences(out, summary) == [], scheduler
+        backlog, pods = summary["backlog"], read_rows(out, "pods.csv")
+        held = [row["held_created"] for row in pods if row["held_created"]]
+        held += [row["held_created"] for row in read_rows(out, "jobs.csv") if row["held_created"]]
+        assert (backlog["pods_held"], backlog["jobs_held"]) == ((24, 12) if scheduler == "default" else (0, 12)), backlog
+        assert backlog["created_from"] == min(held) and backlog["created_until"] == max(held) < backlog["release"]
+        assert all(row["created"] >= backlog["release"] for row in pods)
 
 
 # One node of 4 CPU and two jobs that each need all of it for 10 minutes, long after the run's 10 s wait (the

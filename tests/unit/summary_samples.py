@@ -7,6 +7,10 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios im
 
 S = 1_000_000
 T0 = 1_800_000_000 * S
+# scenario.json's events of the made-up runs: the submission window of 0.05 s from just before T0 (the load
+# test's clock).
+EVENTS = [{"event": "submit_start", "at": "2027-01-15T07:59:59.990000Z", "clock": "load test"},
+          {"event": "submit_end", "at": "2027-01-15T08:00:00.040000Z", "clock": "load test"}]
 WORK = dict(nodes=2, node_cpu="4", node_memory="16Gi", node_pods=20, jobs=4, pods_per_job=2, pod_cpu="1",
             pod_memory="1Gi", pod_duration=4.0, wait_for="bound", timeout=60.0, submit_concurrency=4,
             client_qps=10.0, client_burst=10, queue_quota="cluster", pod_creation="job-controller",
@@ -88,7 +92,8 @@ def _build(scenario, jobs, records, created, workload, scheduler_cost=None, ceil
     measured = {"records": records, "job_created": created, "job_admitted": None, "source": "audit"}
     submission = {"submitted": jobs, "window_s": 0.05, "errors": [], "pods_expected": sum(
         job["pods_per_job"] for job in jobs)}
-    outcome = {"complete": True, "reason": None, "timed_out": False, "pods_completed": 6,
+    outcome = {"complete": True, "reason": None, "timed_out": False,
+               "pods_completed": sum(record["completed_us"] is not None for record in records),
                "started_at": "2027-01-15T07:59:58.000000Z", "finished_at": "2027-01-15T08:00:10.000000Z",
                "phases_s": {"setup": 1.0, "submit": 0.05, "wait": 6.5, "analysis": 0.01},
                "scheduler_cost": scheduler_cost, "loadtest_cost": {"cpu_seconds": 1.0, "peak_rss_mb": 60.0},

@@ -184,6 +184,8 @@ def test_cost_per_pod_per_component_from_two_samples(tmp_path):
                                                                  "load generator"]
     # 200 busy ticks, 165 of them the components': 35 of the window's 400 were others'.
     assert found["host_busy_percent"] == 50.0 and found["other_percent"] == 8.8
+    # The harness: the load generator's 20 ticks of 400 (no kwok in this sample).
+    assert found["harness_percent"] == 5.0
     assert rows["etcd"]["peak_rss_kb_per_pod"] == 204.8
 
 

@@ -74,6 +74,8 @@ def test_a_components_shared_flags_come_from_one_table():
     assert components.component_flags("kube-apiserver", settings) == {
         "audit-policy-file": "/p.yaml", "audit-log-path": "/a.log", "audit-log-format": "json",
         "audit-log-maxsize": 1024, "audit-log-maxbackup": 10}
+    # No audit log (bench_audit_policy off): none of its flags, its fixed format included.
+    assert components.component_flags("kube-apiserver", dict.fromkeys(settings)) == {}
     # A setting a component's version has no flag for is left out.
     assert components.component_flags("kube-controller-manager", {"api_qps": 1, "api_burst": 2, "job_syncs": None}) == {
         "kube-api-qps": 1, "kube-api-burst": 2}

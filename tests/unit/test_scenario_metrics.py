@@ -257,6 +257,32 @@ def test_every_threshold_has_a_check():
     assert set(f._CHECKS) == set(scenarios.THRESHOLDS)
 
 
+def test_each_threshold_is_a_record_with_the_findings_wording_beside_it():
+    """summary.json's checks (docs/metrics.md#scenario_metrics): the threshold, the figure it was compared with, the
+    limit, the verdict and the very sentence findings holds."""
+    jobs, pods = steady_timeline()
+    metrics = {"steady": m.steady_metrics(jobs, pods, 0, 3.0), "utilization": {"peak_cpu_share": 0.5},
+               "fair_share": {"fairness_error": 0.3, "jain_index": 0.8},
+               "gang": {"stuck_partial_jobs": ["g1", "g2"], "stalls": []}}
+    thresholds = {"peak_cpu_share": 0.9, "latency_p99_ms": 600, "fairness_error": 0.1, "stuck_partial_s": 30,
+                  "high_priority_wait_s": 5, "stall_s": 10}
+    records = f.checks(thresholds, metrics, unsupported=["gang"])
+    assert [(r["threshold"], r["measured"], r["limit"], r["verdict"]) for r in records] == [
+        ("stuck_partial_s", 2, 30, "unsupported"), ("stall_s", 0, 10, "unsupported"),
+        ("fairness_error", 0.3, 0.1, "missed"), ("high_priority_wait_s", None, 5, "unchecked"),
+        ("latency_p99_ms", 600.0, 600, "met"), ("peak_cpu_share", 0.5, 0.9, "missed")]
+    assert [r["finding"] for r in records if r["finding"]] == f.findings(thresholds, metrics, ["gang"]) == [
+        "the fairness error 0.300 is above fairness_error=0.1 (Jain's index 0.800)",
+        "high_priority_wait_s=5 could not be checked: no high-priority job was measured",
+        "the peak allocated CPU share 0.500 is below peak_cpu_share=0.9"]
+    assert all(r["finding"] is None for r in records if r["verdict"] in ("met", "unsupported"))
+    # The rate's shortfall is the measured figure: 1 - bound / offered.
+    short = {"steady": dict(metrics["steady"], bound_pods_per_s=0.5)}
+    assert f.checks({"rate_shortfall": 0.05}, short)[0] == {
+        "threshold": "rate_shortfall", "measured": 0.5, "limit": 0.05, "verdict": "missed",
+        "finding": "the steady window bound 0.50 pods/s of the 1.00 offered, short by more than rate_shortfall=0.05"}
+
+
 @pytest.mark.parametrize("name,sections", [
     ("gang", {"breakdown", "utilization", "gang"}),
     ("fair-share", {"breakdown", "utilization", "fair_share"}), ("priority", {"breakdown", "utilization", "priority"}),

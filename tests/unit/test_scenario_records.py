@@ -1,4 +1,5 @@
 """A scenario run's job and pod records, jobs.csv, and its summary entries (module_utils/scenarios/records.py)."""
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import audit
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import records as r
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as scenarios
 
@@ -116,3 +117,28 @@ def test_pods_csv_says_how_and_when_each_pod_ended():
 def test_jobs_csv_has_each_jobs_pod_requests_and_duration():
     (row,) = r.job_rows(r.job_records([job("x-00000")], {}, []), [])
     assert (row["pod_millicores"], row["pod_memory_bytes"], row["pod_duration"]) == (1000, 2 ** 30, 10.0)
+
+
+def test_a_held_backlogs_true_creations_stay_in_pods_csv_and_jobs_csv():
+    """docs/metrics.md#a-held-backlog: the files time every held creation from the release and keep the true one in
+    held_created; the watch's completion has a column of its own, also for a pod deleted afterwards."""
+    release = T0 + 2 * S
+    measured = [dict(pod("x-00000", 0, 0.5, 2.5), ended_us=None, completed_us=T0 + 12 * S),
+                dict(pod("x-00000", 1, 0.7, 3.0), ended_us=T0 + 14 * S, completed_us=T0 + 13 * S),
+                dict(pod("y-00000", 0, 2.5, None), ended_us=None, completed_us=None)]
+    records, created, _, backlog, held = audit.from_release(measured, {"x-00000": T0 + 300_000}, None, release)
+    pods = r.pod_records(records)
+    jobs = r.job_records([job("x-00000"), job("y-00000")], created, pods, None, held)
+    rows = r.scenario_pod_rows(records, jobs)
+    assert [(row["created"], row["held_created"]) for row in rows] == [
+        ("2027-01-15T08:00:02.000000Z", "2027-01-15T08:00:00.500000Z"),
+        ("2027-01-15T08:00:02.000000Z", "2027-01-15T08:00:00.700000Z"), ("2027-01-15T08:00:02.500000Z", "")]
+    assert [(row["how_ended"], row["completed"]) for row in rows] == [
+        ("completed", "2027-01-15T08:00:12.000000Z"), ("deleted", "2027-01-15T08:00:13.000000Z"), ("cleanup", "")]
+    job_rows = r.job_rows(jobs, pods)
+    assert [(row["created"], row["held_created"]) for row in job_rows] == [
+        ("2027-01-15T08:00:02.000000Z", "2027-01-15T08:00:00.300000Z"), ("2027-01-15T08:00:02.500000Z", "")]
+    # The backlog's figures follow from the two columns.
+    held_times = [row["held_created"] for row in rows + job_rows if row["held_created"]]
+    assert (backlog["pods_held"], backlog["jobs_held"]) == (2, 1)
+    assert (backlog["created_from"], backlog["created_until"]) == (min(held_times), max(held_times))

@@ -424,10 +424,13 @@ def test_the_release_marker_of_a_held_backlog_is_read_from_the_audit_log(tmp_pat
 def test_a_held_backlog_is_timed_from_its_release():
     release = int(20e6)
     records = [rec("a", 10.0, 20.5), rec("b", 12.0, 21.0), rec("c", 22.0, 22.5), rec("d", 11.0, None)]
-    shifted, jobs, admitted, backlog = m.from_release(records, {"j1": int(9e6), "j2": int(23e6)}, None, release)
+    shifted, jobs, admitted, backlog, held = m.from_release(records, {"j1": int(9e6), "j2": int(23e6)}, None, release)
     assert [row["created_us"] for row in shifted] == [release, release, int(22e6), release]
     assert [row["created_us"] for row in records][:2] == [int(10e6), int(12e6)]   # the input is left alone
     assert jobs == {"j1": release, "j2": int(23e6)}
+    # The true times stay beside the shifted ones (pods.csv's and jobs.csv's held_created).
+    assert [row["held_created_us"] for row in shifted] == [int(10e6), int(12e6), None, int(11e6)]
+    assert held == {"j1": int(9e6)}
     assert admitted is None
     assert backlog == {"release": "1970-01-01T00:00:20.000000Z", "pods_held": 3, "jobs_held": 1,
                        "created_from": "1970-01-01T00:00:09.000000Z", "created_until": "1970-01-01T00:00:12.000000Z",
@@ -439,7 +442,7 @@ def test_a_held_backlog_is_timed_from_its_release():
 
 
 def test_a_binding_before_the_release_is_counted():
-    _, _, _, backlog = m.from_release([rec("a", 1.0, 1.5), rec("b", 1.0, 3.0)], {}, {}, int(2e6))
+    _, _, _, backlog, _ = m.from_release([rec("a", 1.0, 1.5), rec("b", 1.0, 3.0)], {}, {}, int(2e6))
     assert backlog["bound_before_release"] == 1
 
 
@@ -464,3 +467,36 @@ def test_a_run_limited_by_submission_on_a_saturated_host_says_the_cores_set_the_
     scheduling = dict(stage, stage="scheduling")
     assert m.with_host_cpu(scheduling, {"own_cpu_percent": 99.0, "other_cpu_percent": 1.0}) == scheduling
     assert m.with_host_cpu(stage, None) == stage
+
+
+def test_a_log_at_the_lighter_policys_levels_gives_the_same_times_as_one_with_every_object():
+    """The same run logged under the earlier policy (request and response of every write of pods, bindings and Jobs)
+    and under AUDIT_POLICY (the response only for a pod's creation, the request for a binding and an admitting
+    update, metadata for the rest): the records, the Jobs' creations and admissions are the same."""
+    def run(light):
+        job = event("create", "jobs", "2026-01-01T00:00:00.000000Z", name="job-1",
+                    response_name=None if light else "job-1")
+        unsuspend = event("update", "jobs", "2026-01-01T00:00:00.050000Z", name="job-1", code=200)
+        unsuspend["requestObject"] = {"spec": {"suspend": False}}
+        if not light:
+            unsuspend["responseObject"] = {"metadata": {"name": "job-1"}, "spec": {"suspend": False}}
+        binding = event("create", "pods", "2026-01-01T00:00:00.300000Z", name="job-1-a", sub="binding", node="n1")
+        delete = event("delete", "pods", "2026-01-01T00:00:01.000000Z", name="job-1-a", code=200)
+        if not light:
+            binding["responseObject"] = {"kind": "Status", "status": "Success"}
+            delete["responseObject"] = {"metadata": {"name": "job-1-a"}}
+        events = [job, unsuspend,
+                  event("create", "pods", "2026-01-01T00:00:00.100000Z", response_name="job-1-a", owner="job-1"),
+                  binding, delete]
+        times = m.AuditTimes(NS)
+        for each in events:
+            times.add(each)
+        return times.records(), times.job_created, times.job_admitted
+
+    light, full = run(light=True), run(light=False)
+    assert light == full
+    assert light[0] == [{"job": "job-1", "pod": "job-1-a", "node": "n1", "created_us": m.parse_time_us(
+        "2026-01-01T00:00:00.100000Z"), "bound_us": m.parse_time_us("2026-01-01T00:00:00.300000Z"),
+        "ended_us": m.parse_time_us("2026-01-01T00:00:01.000000Z")}]
+    assert light[1] == {"job-1": m.parse_time_us("2026-01-01T00:00:00.000000Z")}
+    assert light[2] == {"job-1": m.parse_time_us("2026-01-01T00:00:00.050000Z")}

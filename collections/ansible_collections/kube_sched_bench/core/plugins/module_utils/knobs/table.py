@@ -225,6 +225,15 @@ KNOBS = (
         before Kubernetes 1.28 (the old-kernel set's) has no such flag: only 5 is allowed there.""",
           rule="count", recorded=True, feeds=("binary_cluster_controller_manager_job_syncs",),
           see="reading-the-report.md#what-limited-the-throughput"),
+    _knob("audit_policy", "str", "light", FAIRNESS, """
+        What the API server's audit log records, from which the load test times every pod and counts the API
+        requests by client: light (what the metrics read and no more: a pod's creation with the server's answer, a
+        binding's and an admitting update's request, metadata for every other request, managed fields left out),
+        full (schema versions 1 and 2's: every write of pods, bindings and jobs with request and response) or off
+        (no audit log: the load test times the pods from its own watch, the summary's timing_source says watch,
+        and there are no API requests by client). The log's weight on the host is part of what every scheduler
+        is measured with: docs/measurements.md gives it.""", rule=("light", "full", "off"), recorded=True,
+          feeds=("binary_cluster_audit_policy", "kind_cluster_audit_policy"), see="measurements.md#the-audit-logs-weight"),
     # Results, report and gate
     _knob("internals", "bool", True, RESULTS, """
         Say why each scheduler is as fast as it is: the load test scrapes the scheduler's and the control plane's

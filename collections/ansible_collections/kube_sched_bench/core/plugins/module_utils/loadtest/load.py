@@ -55,6 +55,9 @@ class LoadTest(ClusterSetUp, PodWaits, Results, Observer):
         self.created_nodes = []
         self.submit_start = None
         self.submit_end = None
+        # The same two moments on this host's clock (us), written to scenario.json's events: the submission window.
+        self.submit_start_us = None
+        self.submit_end_us = None
         self.jobs_submitted = 0
         self.submit_errors = []
         self.timed_out = False  # the wait for the pods ran out (wait_pods)
@@ -84,6 +87,7 @@ class LoadTest(ClusterSetUp, PodWaits, Results, Observer):
         """Open loop: each job is handed to the pool at its arrival offset from now, whatever the earlier ones; with
         several load generator processes, each creates its deal of the jobs from the same start."""
         self.submit_start = time.monotonic()
+        self.submit_start_us = int(time.time() * 1_000_000)
         self.progress.phase("submit", total=self.jobs_total())
 
         def note(done, failed):
@@ -114,6 +118,7 @@ class LoadTest(ClusterSetUp, PodWaits, Results, Observer):
                     self.submit_errors.append(error)
             self.progress.update(count=len(outcomes), jobs_failed=len(self.submit_errors))
             self.submit_end = time.monotonic()
+            self.submit_end_us = int(time.time() * 1_000_000)
 
     def create_job(self, client_apis, limiter, job):
         """(job, None) once the job's objects are created, or (job, why not)."""

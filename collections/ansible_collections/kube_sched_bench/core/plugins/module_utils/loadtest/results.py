@@ -55,6 +55,16 @@ class Results:
         records = self.watch.records() if self.watch else []
         return records, {}, None, "watch", self.release_us
 
+    def clock_events(self, release_us, source):
+        """scenario.json's events: the moments the load test decided on its own clock (the submission window) and
+        the release of a held backlog (the audit log's, or this client's clock without one), docs/metrics.md#events."""
+        moments = [("submit_start", self.submit_start_us, "load test"), ("submit_end", self.submit_end_us, "load test")]
+        if release_us is not None:
+            audited = source == "audit" and release_us != self.release_us
+            moments.append(("release", release_us, "audit" if audited else "load test"))
+        return [{"event": name, "at": metrics.format_time_us(when), "clock": clock}
+                for name, when, clock in moments if when is not None]
+
     def _bound_seen(self):
         return self.watch.counts().bound if self.watch else 0
 
@@ -73,23 +83,26 @@ class Results:
         load_end = self.host_load_sample() if self.load_start else None
         analysis_start = time.monotonic()
         records, job_times, job_admitted, source, release_us = self.measure()
-        backlog = None
+        backlog, job_held = None, {}
         if release_us is not None:
-            records, job_times, job_admitted, backlog = metrics.from_release(records, job_times, job_admitted,
-                                                                             release_us)
-        window = (self.submit_end - self.submit_start) if self.submit_end and self.submit_start else None
+            records, job_times, job_admitted, backlog, job_held = metrics.from_release(records, job_times, job_admitted,
+                                                                                       release_us)
+        events = self.clock_events(release_us, source)
+        window = ((self.submit_end_us - self.submit_start_us) / 1_000_000.0
+                  if self.submit_end_us and self.submit_start_us else None)
         self.phases["analysis"] = round(time.monotonic() - analysis_start, 3)
         run = {"scheduler": self.p["scheduler"], "run_label": self.p["run_label"], "namespace": self.p["namespace"],
                "scenario": self.scenario, "workload": self.workload, "jobs": self.jobs,
                "ceiling_pods_per_s": self.p.get("ceiling_pods_per_s"),
                "binding_ceiling_pods_per_s": self.p.get("binding_ceiling_pods_per_s")}
         measured = {"records": records, "job_created": job_times, "job_admitted": job_admitted, "source": source,
-                    "backlog": backlog}
+                    "backlog": backlog, "job_held": job_held}
         submission = {"submitted": self.submitted, "window_s": window, "errors": self.submit_errors,
                       "pods_expected": self.pods_total()}
         outcome = {
             "complete": complete, "reason": reason, "timed_out": self.timed_out,
-            "pods_completed": self.watch.counts().completed if self.watch else 0,
+            # pods.csv's completed column: the measured pods the watch saw finish.
+            "pods_completed": sum(1 for record in records if record.get("completed_us") is not None),
             "started_at": self.started_at, "phases_s": self.phases,
             "finished_at": metrics.format_time_us(int(time.time() * 1_000_000)),
             "scheduler_cost": (cost.cost(self.cost_start, cost.sample(self.p["scheduler_pid_files"]))
@@ -107,7 +120,7 @@ class Results:
         self.phases["observations"] = round(time.monotonic() - observed_start, 3)
         pod_rows = scenario_records.scenario_pod_rows(records, jobs)
         more = {"jobs.csv": _csv_text(scenario_records.JOB_FIELDS, scenario_records.job_rows(jobs, pods)),
-                "scenario.json": json.dumps(self.scenario, indent=1, sort_keys=True) + "\n"}
+                "scenario.json": json.dumps(dict(self.scenario, events=events), indent=1, sort_keys=True) + "\n"}
         self.phases["analysis"] = round(time.monotonic() - analysis_start, 3)
         summary["loadtest_cost"] = cost.own_cost()
         return (write_files(self.p["output_dir"], summary, _csv_text(scenario_records.SCENARIO_POD_FIELDS, pod_rows),

@@ -31,26 +31,6 @@ PHASE_ADMISSIONS = tuple(descriptor["admitted_phase"] for descriptor in descript
 JOB_NAME_LABELS = ("job-name",) + tuple(descriptor["job_name_label"] for descriptor in descriptors.DESCRIPTORS.values()
                                         if descriptor.get("job_name_label"))
 
-# The API server's audit policy on every runtime (binary_cluster and kind_cluster render it through the
-# audit_policy filter): full request and response for what this module times (pods, bindings, Jobs and the
-# schedulers' own job kinds: descriptors' audited_jobs), the request of the updates that admit a job
-# (PHASE_ADMISSIONS; a Job's unsuspension is among the Jobs'), metadata for everything else.
-AUDIT_POLICY = {
-    "apiVersion": "audit.k8s.io/v1",
-    "kind": "Policy",
-    "omitStages": ["RequestReceived", "ResponseStarted"],
-    "rules": [
-        {"level": "RequestResponse", "verbs": ["create", "patch", "update", "delete"],
-         "resources": [{"group": "", "resources": ["pods", "pods/binding"]},
-                       {"group": "batch", "resources": ["jobs"]}]
-            + [dict(descriptor["audited_jobs"]) for descriptor in descriptors.DESCRIPTORS.values()
-               if descriptor.get("audited_jobs")]},
-        {"level": "Request", "verbs": ["patch", "update"],
-         "resources": [{"group": rule["group"], "resources": [rule["resource"], rule["resource"] + "/status"]}
-                       for rule in PHASE_ADMISSIONS]},
-        {"level": "Metadata"},
-    ],
-}
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 # The API server's lumberjack rotation keeps backups as <stem>-<UTC time>.<ext>,
@@ -239,9 +219,10 @@ def from_release(records, job_created, job_admitted, release_us):
     """A held backlog's times as its scheduler saw them (docs/metrics.md#a-held-backlog): every pod creation and job
     creation or admission before the release reads as the release, so that every figure is timed from it.
 
-    Returns (records, job_created, job_admitted, backlog): copies, and the summary's ``backlog``: the release, how
-    many pods and jobs were created before it and when, and how many pods were bound before it (a hold that did not
-    hold)."""
+    Returns (records, job_created, job_admitted, backlog, job_held): copies, the records with ``held_created_us`` (the
+    true creation of a pod created before the release, else None: pods.csv's held_created), the summary's
+    ``backlog``: the release, how many pods and jobs were created before it and when, and how many pods were bound
+    before it (a hold that did not hold), and job name -> true creation of the jobs created before it."""
     held_pods = [row["created_us"] for row in records if row["created_us"] < release_us]
     held_jobs = [when for when in job_created.values() if when < release_us]
     early = sum(1 for row in records if row["bound_us"] is not None and row["bound_us"] < release_us)
@@ -254,11 +235,13 @@ def from_release(records, job_created, job_admitted, release_us):
         "created_until": format_time_us(max(held)) if held else None,
         "bound_before_release": early,
     }
-    records = [dict(row, created_us=max(row["created_us"], release_us)) for row in records]
+    records = [dict(row, created_us=max(row["created_us"], release_us),
+                    held_created_us=row["created_us"] if row["created_us"] < release_us else None) for row in records]
+    job_held = {job: when for job, when in job_created.items() if when < release_us}
     job_created = {job: max(when, release_us) for job, when in job_created.items()}
     if job_admitted is not None:
         job_admitted = {job: max(when, release_us) for job, when in job_admitted.items()}
-    return records, job_created, job_admitted, backlog
+    return records, job_created, job_admitted, backlog, job_held
 
 
 def job_of(meta):

@@ -18,6 +18,9 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.host
 
 SCHEDULER, LOADGEN, NODE = "scheduler", "load generator", "kind node (kubelet, containerd)"
 CONTROL_PLANE = ("kube-apiserver", "etcd", "kube-controller-manager", "kwok")
+# What the benchmark adds to a cluster to measure it: the fake nodes and the load generator (its audit log is the API
+# server's own work, inside kube-apiserver's share).
+HARNESS = ("kwok", "load generator")
 # In the order the report shows them.
 COMPONENTS = (SCHEDULER,) + CONTROL_PLANE + (LOADGEN,)
 # Command names (/proc/<pid>/stat, 15 characters at most) of the control plane inside a kind node.
@@ -136,5 +139,7 @@ def summarize(start, end, pid_roles, peaks_kb, bound_pods, ticks_per_second=None
         "host_busy_percent": round(100.0 * busy_ticks / window_ticks, 1) if window_ticks > 0 else None,
         "other_percent": (round(100.0 * max(busy_ticks - counted, 0) / window_ticks, 1) if window_ticks > 0
                           else None),
+        "harness_percent": (round(100.0 * sum(spent.get(name, 0) for name in HARNESS) / window_ticks, 1)
+                            if window_ticks > 0 else None),
         "components": rows,
     }

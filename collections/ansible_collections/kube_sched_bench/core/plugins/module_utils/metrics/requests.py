@@ -4,7 +4,7 @@ client's user agent and user), verb and resource, per bound pod, and the peak of
 docs/metrics.md ("Who asks the API server what") defines each figure.
 
 Every request the API server answered has one ResponseComplete event in the log (the audit policy logs every
-request at least at Metadata level: metrics/audit.AUDIT_POLICY). A line is read with a few regular expressions
+request at least at Metadata level: metrics/audit_policies.AUDIT_POLICY). A line is read with a few regular expressions
 instead of a JSON parser: this reads every line of the log, most of which the pod timing skips. The fields
 read come before the request and response objects in the API server's encoding (objectRef) or after them
 (the two timestamps, read from the end), so an object's content cannot be mistaken for them.

@@ -8,7 +8,18 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics impo
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import records as scenario_records
 
 # Raised when a key changes meaning or goes; a new key alone keeps it (readers ignore what they do not know).
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+
+
+def schema_version(summary):
+    """The version a summary.json follows: its schema_version; 1 without one (docs/metrics.md#versions)."""
+    return summary.get("schema_version", 1)
+
+
+def schema_file(version):
+    """The file of schemas/ that describes summary.json of ``version``: summary.schema.json for SCHEMA_VERSION,
+    summary.v<N>.schema.json for an older one."""
+    return "summary.schema.json" if version == SCHEMA_VERSION else "summary.v%d.schema.json" % version
 
 
 def build(run, measured, submission, outcome):
@@ -44,7 +55,7 @@ def build(run, measured, submission, outcome):
     if outcome["scheduler_cost"] is not None:
         summary["scheduler_cost"] = outcome["scheduler_cost"]
     jobs = scenario_records.job_records(submission["submitted"], measured["job_created"], records,
-                                        measured["job_admitted"])
+                                        measured["job_admitted"], measured.get("job_held"))
     pods = scenario_records.pod_records(records)
     summary.update(scenario_records.scenario_summary(
         scenario, jobs, pods, workloads.unsupported(scheduler, workloads.scenario_features(scenario, run["jobs"])),

@@ -10,9 +10,9 @@ Times are integer microseconds since the epoch, as in module_utils/sched_metrics
   (when it was evicted or deleted during the run; None otherwise).
 
 A bound pod holds its requests until it ends or until its job's pod_duration has passed (kwok then
-completes it), whichever comes first. A pod that ended before its duration was preempted, and the time
-it had run is work lost. Definitions: docs/metrics.md#scenario_metrics (what each is for: docs/scenarios.md).
-No I/O here.
+completes it), whichever comes first. A bound pod that ended before its duration was preempted (one that
+ended unbound was not), and the time it had run is work lost. Definitions: docs/metrics.md#scenario_metrics (what
+each is for: docs/scenarios.md). No I/O here.
 """
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ jobs.csv and pods.csv.
 from __future__ import annotations
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.audit import POD_FIELDS, format_time_us, pod_rows
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.findings import findings
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.findings import checks, findings
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.metrics import (
     gang_progress,
     milestones,
@@ -24,10 +24,10 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.me
 # docs/metrics.md#jobscsv.
 JOB_FIELDS = ["job", "group", "tenant", "priority", "gang", "pods", "pod_millicores", "pod_memory_bytes",
               "pod_duration", "arrival_s", "created", "admitted", "first_pod_created", "first_bound", "all_bound",
-              "all_bound_ms", "full_gang_ms"]
+              "all_bound_ms", "full_gang_ms", "held_created"]
 # pods.csv: the pod's columns (sched_metrics.POD_FIELDS), how it ended and its job's tenant and priority
 # (docs/metrics.md#podscsv).
-SCENARIO_POD_FIELDS = POD_FIELDS + ["ended", "how_ended", "tenant", "priority"]
+SCENARIO_POD_FIELDS = POD_FIELDS + ["ended", "how_ended", "tenant", "priority", "completed", "held_created"]
 # how_ended: bound then deleted before its duration; deleted otherwise during the run (never bound, or after its
 # duration, finished or not); seen finished by the watch and not deleted; still there when the run was measured (the
 # clean-up removes it). A deletion comes first: its time is one of the records the metrics read.
@@ -62,21 +62,22 @@ def timeout_is_finding(scenario):
     return not scenario.get("burst")
 
 
-def job_records(jobs, job_created, pods, job_admitted=None):
+def job_records(jobs, job_created, pods, job_admitted=None, job_held=None):
     """The scenario's submitted ``jobs`` with ``created_us`` and ``admitted_us`` for sched_scenario_metrics.
 
     ``job_created``: job name -> creation (us) from the audit log; a job without one (pods created directly, or
     timed from the watch) was created with its first pod. ``job_admitted``: job name -> first admission (us) from
     the audit log (sched_metrics.AuditTimes); None where the scheduler has no admission step or the run was timed
-    from the watch, and then every admitted_us is None.
+    from the watch, and then every admitted_us is None. ``job_held``: job name -> true creation of a job created
+    before the release of a held backlog (sched_metrics.from_release), jobs.csv's held_created.
     """
     first_pod = {}
     for pod in pods:
         if pod["job"] not in first_pod or pod["created_us"] < first_pod[pod["job"]]:
             first_pod[pod["job"]] = pod["created_us"]
-    admitted = job_admitted or {}
+    admitted, held = job_admitted or {}, job_held or {}
     return [dict(job, created_us=job_created.get(job["name"], first_pod.get(job["name"])),
-                 admitted_us=admitted.get(job["name"])) for job in jobs]
+                 admitted_us=admitted.get(job["name"]), held_created_us=held.get(job["name"])) for job in jobs]
 
 
 def pod_records(records):
@@ -120,6 +121,7 @@ def job_rows(jobs, pods):
             "all_bound": _time(reached["all_bound"]),
             "all_bound_ms": "%.3f" % ((reached["all_bound"] - reached["created"]) / 1000.0) if done else "",
             "full_gang_ms": "%.3f" % ((full - reached["created"]) / 1000.0) if full is not None else "",
+            "held_created": _time(job.get("held_created_us")),
         })
     return rows
 
@@ -132,13 +134,14 @@ def scenario_pod_rows(records, jobs):
         job = by_name.get(row["job"])
         ending, when = how_ended(record, job)
         row.update(ended=_time(when), how_ended=ending, tenant=(job or {}).get("tenant", ""),
-                   priority=(job or {}).get("priority", ""))
+                   priority=(job or {}).get("priority", ""), completed=_time(record.get("completed_us")),
+                   held_created=_time(record.get("held_created_us")))
     return rows
 
 
 def scenario_summary(scenario, jobs, pods, unsupported, timed_out_s=None):
     """The entries summary.json gets for a scenario: scenario, scenario_scale, scenario_metrics, unsupported,
-    findings.
+    findings and checks (the findings of the thresholds as records).
 
     ``unsupported``: the features the scheduler cannot express (sched_workloads.unsupported); their promises are
     not its own, so they make no findings. ``timed_out_s``: the wait's timeout when it ran out first (a finding).
@@ -146,4 +149,5 @@ def scenario_summary(scenario, jobs, pods, unsupported, timed_out_s=None):
     metrics, _ = scenario_metrics(scenario, jobs, pods)
     return {"scenario": scenario["name"], "scenario_scale": scenario.get("scale", 1),
             "scenario_metrics": metrics, "unsupported": list(unsupported),
-            "findings": findings(scenario["thresholds"], metrics, unsupported, timed_out_s)}
+            "findings": findings(scenario["thresholds"], metrics, unsupported, timed_out_s),
+            "checks": checks(scenario["thresholds"], metrics, unsupported)}

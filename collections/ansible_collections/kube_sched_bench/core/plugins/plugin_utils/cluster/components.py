@@ -6,12 +6,13 @@ audit log, the controller manager's client rate and job syncs. A runtime renders
 (roles/kind_cluster/templates/kind-config.yaml.j2). A flag added here reaches the component on both."""
 from __future__ import annotations
 
-# component: ((flag, the setting it takes, or a fixed value), ...), in the order the binary runtime passes them.
+# component: ((flag, the setting it takes, or a fixed value), ...), in the order the binary runtime passes them. A
+# fixed value "with" a setting is left out with it (no audit log: no format either).
 FLAGS = {
     "kube-apiserver": (
         ("audit-policy-file", "audit_policy"),
         ("audit-log-path", "audit_log"),
-        ("audit-log-format", {"fixed": "json"}),
+        ("audit-log-format", {"fixed": "json", "with": "audit_log"}),
         ("audit-log-maxsize", "audit_log_maxsize"),
         ("audit-log-maxbackup", "audit_log_maxbackup"),
     ),
@@ -30,7 +31,10 @@ def component_flags(component, settings):
         raise ValueError("no shared flags for component %r: one of %s" % (component, ", ".join(FLAGS)))
     flags = {}
     for flag, source in FLAGS[component]:
-        value = source["fixed"] if isinstance(source, dict) else settings[source]
+        if isinstance(source, dict):
+            value = source["fixed"] if source.get("with") is None or settings[source["with"]] is not None else None
+        else:
+            value = settings[source]
         if value is not None:
             flags[flag] = value
     return flags

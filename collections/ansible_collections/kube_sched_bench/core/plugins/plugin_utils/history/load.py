@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import summary as result_summary
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import own_version
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.model import METRIC
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.run import REPORT_SUMMARY, load_run, read_json_file
@@ -115,7 +116,7 @@ def configuration(result):
     return {
         "scenario": summary.get("scenario") or (env.get("knobs") or {}).get("scenario") or "burst",
         "scenario_scale": summary.get("scenario_scale", 1),
-        "schema_version": summary.get("schema_version", 1),
+        "schema_version": result_summary.schema_version(summary),
         "workload": {key: value for key, value in sorted(workload.items()) if key not in NOT_WORKLOAD},
         "versions": {"kubernetes": pins.get("kubernetes"), "scheduler": deployed.get("version") or pins.get(result.name),
                      "components": versions.get("components") or {}},
