@@ -129,7 +129,12 @@ def findings(thresholds, metrics, unsupported=(), timed_out_s=None):
     express; their promises are not its own and are skipped. ``timed_out_s``: the wait's timeout when it ran out
     before every job held all its pods, the first finding then.
     """
-    kept = [record["finding"] for record in checks(thresholds, metrics, unsupported) if record["finding"]]
+    return findings_of(checks(thresholds, metrics, unsupported), metrics, timed_out_s)
+
+
+def findings_of(records, metrics, timed_out_s=None):
+    """The findings of ``checks`` records already made: the timeout's first, then each record's sentence."""
+    kept = [record["finding"] for record in records if record["finding"]]
     return ([_timed_out(timed_out_s, metrics)] if timed_out_s is not None else []) + kept
 
 

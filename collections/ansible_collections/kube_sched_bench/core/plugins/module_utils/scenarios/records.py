@@ -9,7 +9,7 @@ jobs.csv and pods.csv.
 from __future__ import annotations
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.audit import POD_FIELDS, format_time_us, pod_rows
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.findings import checks, findings
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.findings import checks, findings_of
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.metrics import (
     gang_progress,
     milestones,
@@ -147,7 +147,7 @@ def scenario_summary(scenario, jobs, pods, unsupported, timed_out_s=None):
     not its own, so they make no findings. ``timed_out_s``: the wait's timeout when it ran out first (a finding).
     """
     metrics, _ = scenario_metrics(scenario, jobs, pods)
+    records = checks(scenario["thresholds"], metrics, unsupported)
     return {"scenario": scenario["name"], "scenario_scale": scenario.get("scale", 1),
             "scenario_metrics": metrics, "unsupported": list(unsupported),
-            "findings": findings(scenario["thresholds"], metrics, unsupported, timed_out_s),
-            "checks": checks(scenario["thresholds"], metrics, unsupported)}
+            "findings": findings_of(records, metrics, timed_out_s), "checks": records}
