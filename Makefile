@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup bench quick bench-scale test test-fast test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen bench-matrix fetch teardown history report knobs clean chromium prometheus
+.PHONY: setup bench quick bench-scale test test-fast test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen bench-observer bench-matrix fetch teardown history report knobs clean chromium prometheus
 
 ## setup: create .venv with the pinned Python packages (fast when done)
 setup: $(VENV)/.installed $(VENV)/.collection
@@ -122,6 +122,11 @@ bench-kind: kind-images scheduler-images
 ## against the calibrated create ceiling (ARGS='--processes 1,2,4')
 bench-loadgen: setup
 	$(VENV)/bin/python hack/bench_loadgen.py $(ARGS)
+
+## bench-observer: what the measuring costs: the seed's workload as a held backlog under each audit policy (full,
+## light, off) for the default scheduler and Kueue, side by side (ARGS='--policies light,off --schedulers default')
+bench-observer: setup
+	$(VENV)/bin/python hack/bench_observer.py $(ARGS)
 
 ## bench-matrix: the upstream matrix (four shapes, with and without gang) for the chosen schedulers, one bench.yml
 ## run per shape, and the table scheduler x shape (ARGS='--schedulers default,<another> --scale 0.1')

@@ -127,6 +127,17 @@ options:
       ca: {description: CA bundle of an https endpoint, type: path}
       client_cert: {description: Client certificate for an endpoint that requires one, type: path}
       client_key: {description: Key of C(client_cert), type: path}
+      node:
+        description:
+          - A kind node's container; C(url) is read from inside it (C(docker exec), C(curl)), where it listens (the
+            node's loopback, a Service), with a token of O(metrics_targets[].service_account) or with C(client_cert)
+            (then C(ca), C(client_cert) and C(client_key) are paths inside the node).
+        type: str
+      service_account:
+        description:
+          - C(namespace/name) of the service account, allowed to read /metrics only, whose short-lived token (a
+            TokenRequest of the load test's client, once per scrape) is the bearer of a C(node) target's request.
+        type: str
   own_pid_dir:
     description:
       - A directory whose C(*.pid) files name the benchmark's own processes on this host (the cluster's components,
@@ -260,6 +271,7 @@ from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.pid_file import remove_pid_file, write_pid_file
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import capacity, hold, workloads
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import scrape
 
 try:
     from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.client import error_text
@@ -290,7 +302,8 @@ ARGUMENT_SPEC = dict(
     internals=dict(type="bool", default=True),
     metrics_targets=dict(type="list", elements="dict", default=[], options=dict(
         process=dict(type="str", required=True), url=dict(type="str"), path=dict(type="str"), ca=dict(type="path"),
-        client_cert=dict(type="path"), client_key=dict(type="path"))),
+        client_cert=dict(type="path"), client_key=dict(type="path"), node=dict(type="str"),
+        service_account=dict(type="str"))),
     own_pid_dir=dict(type="path"),
     own_pids=dict(type="list", elements="int", default=[]),
     busy_threshold=dict(type="float"),
@@ -304,6 +317,10 @@ def refuse_bad_options(module, params):
         problem = hold.hold_problem(params["scheduler"], params["scheduler_pid_files"])
     if problem:
         module.fail_json(msg=problem)
+    for target in params["metrics_targets"]:
+        problem = scrape.target_problem(target)
+        if problem:
+            module.fail_json(msg="metrics_targets: %s" % problem)
     if params["busy_threshold"] is not None and rules.rule_problem(rules.PERCENT, params["busy_threshold"]):
         module.fail_json(msg="busy_threshold=%r is not allowed: %s" % (params["busy_threshold"], rules.PERCENT[1]))
     if not os.path.isfile(params["kubeconfig"]) or not os.access(params["kubeconfig"], os.R_OK):

@@ -23,7 +23,10 @@ import signal
 import time
 
 import pytest
+import recompute_internals
+from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as sched_descriptors
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.calibration import JOBS_SYNCED
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.internals import CONTROL_PLANE, NO_ENDPOINT
 from conftest import (
     audit_bindings,
     audit_events,
@@ -53,6 +56,10 @@ from infra.molecule_run import molecule_test
 from infra.release_mirror import build_release_manifests, serve, templates
 
 PODS = 5
+# Whose metrics a kind run reads (beside the API server's through the load test's own client, the others' from inside
+# the node), and the schedulers whose own are read there too.
+CONTROL_PLANE_SCRAPED = ["kube-apiserver", "etcd", "kube-controller-manager"]
+READ_INSIDE_THE_NODE = {"default": ["kube-scheduler"], "kueue": ["kube-scheduler", "kueue"]}
 # The manifest server's ports, apart from test_kind_manifests' (20090-20099) and conftest's random ranges.
 SERVER_PORTS = range(20190, 20200)
 KIND_LABEL = "io.x-k8s.kind.cluster"
@@ -150,6 +157,10 @@ def bench_on_kind(tmp_path, bench_vars, label, releases, **extra):
         server.wait()
 
 
+def internals_specs(scheduler):
+    return dict(sched_descriptors.get(scheduler)["internals"], **CONTROL_PLANE)
+
+
 def teardown_kind(tmp_path, bench_vars, label, **extra):
     """playbooks/teardown.yml on the kind runtime for every run of ``bench_vars``' workspace; returns the runner."""
     down = dict(bench_vars, bench_runtime="kind", **extra)
@@ -182,9 +193,12 @@ def test_five_schedulers_on_kind(tmp_path, bench_vars):
         assert runner.rc == 0, failure_text(runner)
         for scheduler in SCHEDULERS:
             out, summary, env = scheduler_results(bench_vars, scheduler)
-            # The API server is the one process whose metrics the host reaches on kind (through its own client).
-            assert sorted(os.listdir(out)) == result_files(["kube-apiserver"]), scheduler
+            # The API server's metrics through the load test's client, the rest of the control plane's and those of
+            # kube-scheduler and Kueue from inside the node.
+            scraped = CONTROL_PLANE_SCRAPED + READ_INSIDE_THE_NODE.get(scheduler, [])
+            assert sorted(os.listdir(out)) == result_files(scraped), scheduler
             assert env["runtime"] == "kind" and env["outcome"] == {"status": "ok"}, scheduler
+            assert env["fake_nodes"]["node_status_writes"] == ["bench-node-ready"], env["fake_nodes"]
             assert (summary["pods_created"], summary["pods_bound"], summary["complete"]) == (PODS, PODS, True), scheduler
             assert summary["timing_source"] == "audit", scheduler
             rows = read_rows(out, "pods.csv")
@@ -195,8 +209,17 @@ def test_five_schedulers_on_kind(tmp_path, bench_vars):
                 assert (row["created"], row["bound"]) == (created[row["pod"]], bound[row["pod"]]), (scheduler, row)
             # Why it was as fast as it was, as far as the host sees into kind: the API server's metrics (through its
             # own client), every component's CPU from /proc (the node's processes by command name), the requests.
-            assert "kube-apiserver" in summary["internals"]["processes"], summary["internals"]
-            assert all(reason for reason in summary["internals"]["unread"].values()), summary["internals"]
+            internals = summary["internals"]
+            assert sorted(internals["processes"]) == sorted(scraped), internals
+            assert all(reason == NO_ENDPOINT for reason in internals["unread"].values()), internals
+            assert internals["processes"]["kube-apiserver"]["requests_by_verb"].get("POST", 0) >= PODS, internals
+            assert internals["processes"]["etcd"], internals
+            if scheduler in READ_INSIDE_THE_NODE:
+                # kind's kube-scheduler placed every pod of the load (Kueue's once admitted).
+                assert internals["unread"] == {}, internals
+                assert internals["processes"]["kube-scheduler"]["attempts"].get("scheduled", 0) >= PODS, internals
+            # Every figure read agrees with the two scrapes kept beside the results.
+            assert recompute_internals.internals_differences(out, summary, internals_specs(scheduler)) == []
             found = {row["component"] for row in summary["component_cost"]["components"]}
             assert {"kube-apiserver", "etcd", "kube-controller-manager", "kwok", "load generator"} <= found, found
             assert summary["api_requests"]["by_role"]["load generator"]["requests"] >= PODS, scheduler  # a job per pod
@@ -219,8 +242,11 @@ def test_five_schedulers_on_kind(tmp_path, bench_vars):
         kueue_deployed = kueue_env["versions"]["scheduler"]
         assert ("ConfigMap kueue-system/kueue-manager-config: controller_manager_config.yaml clientConnection "
                 "qps=800, burst=900") in kueue_deployed["knobs_applied"], kueue_deployed
-        # Kueue admitted every Job (its controller unsuspended it), with images from the local registry.
+        # Kueue admitted every Job (its controller unsuspended it), with images from the local registry; its own
+        # metrics count the admissions.
         assert len(kueue_admissions(kueue_env["audit_log"]["on_host"])) == PODS
+        kueue_internals = scheduler_results(bench_vars, "kueue")[1]["internals"]["processes"]["kueue"]
+        assert kueue_internals["admission_attempts"].get("success", 0) >= PODS, kueue_internals
         deployed = [event["event_data"]["res"]["ansible_facts"]["scheduler_deployed"] for event in runner.events
                     if event.get("event") == "runner_on_ok"
                     and "scheduler_deployed" in (event["event_data"].get("res", {}).get("ansible_facts") or {})]
@@ -305,6 +331,8 @@ def test_old_kernel_set_on_kind(tmp_path, bench_vars, daemon_json_restored):
             assert env["versions"]["go"]["version"] == "1.23.10", env["versions"]["go"]
             assert (summary["pods_created"], summary["pods_bound"], summary["complete"]) == (PODS, PODS, True), scheduler
             assert summary["timing_source"] == "audit", scheduler
+            # kubeadm 1.27's control plane and kube-scheduler read inside the node, as on the modern set.
+            assert summary["internals"]["unread"] == {}, summary["internals"]
             rows = read_rows(out, "pods.csv")
             created, bound = audit_bindings(env["audit_log"]["on_host"])
             for row in rows:

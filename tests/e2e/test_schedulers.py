@@ -199,6 +199,10 @@ def test_env_json_records_the_versions_and_the_knobs(run, scheduler):
     assert env["knobs"]["scheduler_api_qps"] == KNOBS["bench_scheduler_api_qps"]
     assert env["knobs"]["scheduler_api_burst"] == KNOBS["bench_scheduler_api_burst"]
     assert str(env["knobs"]["scheduler_gogc"]) == KNOBS["bench_scheduler_gogc"]
+    # What kwok did for the fake nodes, the same for every scheduler (docs/runtimes-and-schedulers.md#what-kwok-does).
+    assert [stage["name"] for stage in env["fake_nodes"]["stages"]] == [
+        "bench-node-ready", "bench-pod-running", "bench-pod-complete", "bench-pod-delete"], env["fake_nodes"]
+    assert env["fake_nodes"]["node_lease_renew_s"] == 10.0
     deployed = env["versions"]["scheduler"]
     assert deployed["name"] == scheduler
     assert deployed["status"] == "ready"

@@ -35,6 +35,8 @@ FAILED_RUN_TIMEOUT_S = 2.0
 # placement once its binding has returned, which on a busy host can come after the load test saw the pod bound (the
 # window, window_s, includes the wait).
 SETTLE_S = 1.0
+# Seconds a metrics token lives (the API server's least): one is asked for at each scrape.
+TOKEN_S = 600
 
 
 class Observer:
@@ -53,13 +55,20 @@ class Observer:
                 time.sleep(SETTLE_S)
             record.update(time_us=int(time.time() * 1_000_000), sample=self.host_load_sample())
         record["scrapes"] = scrape.scrape_all(self.p.get("metrics_targets") or [], self.p["output_dir"], moment,
-                                              api_get=self.api_get, timeout=timeout)
+                                              api_get=self.api_get, timeout=timeout, token_for=self.metrics_token)
         if moment == BEFORE:
             record.update(time_us=int(time.time() * 1_000_000), sample=self.host_load_sample())
         self.observed[moment] = record
 
     def api_get(self, path, timeout):
         return api_get_text(self.client, path, timeout)
+
+    def metrics_token(self, service_account):
+        """A token of ``service_account`` (namespace/name) for the metrics endpoints inside a kind node (its
+        TokenRequest is outside the window, as the scrapes are)."""
+        namespace, name = service_account.split("/")
+        request = {"spec": {"audiences": [], "expirationSeconds": TOKEN_S}}
+        return self.core.create_namespaced_service_account_token(name, namespace, request).status.token
 
     def observations(self, bound_pods):
         """summary.json's internals, component_cost and api_requests (each None when not observed)."""

@@ -5,8 +5,10 @@ roles/scheduler/tasks/<runtime>-<scheduler>.yml), and the control plane's, from 
 
 A cluster record with the API server's address (``server``), the certificates' directory (``pki``) and the
 components' ports (``ports``: the binary runtime's) gives kube-apiserver, etcd and kube-controller-manager, each
-read with a client certificate (the admin's, system:masters; etcd's own client certificate for etcd). Any other
-record gives the API server alone, read through the load test's own client (its kubeconfig's credentials)."""
+read with a client certificate (the admin's, system:masters; etcd's own client certificate for etcd). A kind
+cluster's record (``control_plane_node``, ``node_metrics``, ``metrics_reader``: roles/kind_cluster) gives the API
+server through the load test's own client and etcd and kube-controller-manager from inside the node (node targets,
+metrics/scrape.py). Any other record gives the API server alone, through the load test's own client."""
 from __future__ import annotations
 
 from urllib.parse import urlsplit
@@ -14,11 +16,23 @@ from urllib.parse import urlsplit
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.cluster.pprof import admin_access
 
 
+def node_target(cluster, process):
+    """The target of ``process`` inside a kind cluster's first node: where kubeadm serves its metrics there, read with
+    the client certificate given for it (paths inside the node) or else with a token of the metrics reader."""
+    target = dict(cluster["node_metrics"][process], process=process, node=cluster["control_plane_node"])
+    if not target.get("client_cert"):
+        target["service_account"] = cluster["metrics_reader"]
+    return target
+
+
 def control_plane_targets(cluster):
     """The control plane's targets from a cluster record."""
+    api_server = {"process": "kube-apiserver", "path": "/metrics"}
+    if cluster.get("control_plane_node"):
+        return [api_server] + [node_target(cluster, process) for process in ("etcd", "kube-controller-manager")]
     server, admin = admin_access(cluster)
     if admin is None:
-        return [{"process": "kube-apiserver", "path": "/metrics"}]
+        return [api_server]
     pki, ports = cluster["pki"], cluster.get("ports") or {}
     targets = [dict(admin, process="kube-apiserver", url=server + "/metrics")]
     host = urlsplit(server).hostname
