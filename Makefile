@@ -124,7 +124,7 @@ bench-loadgen: setup
 	$(VENV)/bin/python hack/bench_loadgen.py $(ARGS)
 
 ## bench-observer: what the measuring costs: the seed's workload as a held backlog under each audit policy (full,
-## light, off) for the default scheduler and Kueue, side by side (ARGS='--policies light,off --schedulers default')
+## light, off) for the local inventory's schedulers, side by side (ARGS='--policies light,off --schedulers default')
 bench-observer: setup
 	$(VENV)/bin/python hack/bench_observer.py $(ARGS)
 

@@ -3,14 +3,15 @@
 
 For each audit policy (bench_audit_policy: full, light, off), runs bench.yml on inventories/local (the binary
 runtime) with the seed's workload as a held backlog (bench_arrival=backlog: every job created first, then released
-at once) for each scheduler, then prints one row per policy and scheduler: the pace from the release, the audit log's
-bytes per pod, the API server's CPU per request (its own request counter, so the same measure with no audit log),
-the CPU per pod of kwok and of the load generator, the harness's share of the host's CPU (kwok and the load
-generator, component_cost.harness_percent) and how busy the host was. Under `off` the pods are timed from the load
-test's watch (timing_source), labelled so. The load average before and after is printed, so that figures taken on a
-busy machine can be told apart. Each run's results and report stay under results/.
+at once) for each scheduler of the local inventory, then prints one row per policy and scheduler: the pace from the
+release, the audit log's bytes per pod, the API server's CPU per request (its own request counter, so the same
+measure with no audit log), the CPU per pod of kwok and of the load generator, the harness's share of the host's CPU
+(kwok and the load generator, component_cost.harness_percent) and how busy the host was. Under `off` the pods are
+timed from the load test's watch (timing_source), labelled so. The load average before and after is printed, so that
+figures taken on a busy machine can be told apart. Each run's results and report stay under results/.
 """
 import argparse
+import glob
 import json
 import os
 import sys
@@ -23,8 +24,10 @@ POLICIES = ("full", "light", "off")
 
 def run_bench(run_id, policy, args):
     extra = {"bench_run_id": run_id, "bench_audit_policy": policy, "bench_arrival": "backlog",
-             "bench_schedulers": args.schedulers, "bench_nodes": args.nodes, "bench_jobs": args.jobs,
-             "bench_pods_per_job": args.pods_per_job, "bench_calibrate": False}
+             "bench_nodes": args.nodes, "bench_jobs": args.jobs, "bench_pods_per_job": args.pods_per_job,
+             "bench_calibrate": False}
+    if args.schedulers:
+        extra["bench_schedulers"] = args.schedulers
     failures = []
     result = bench(extra, more_args=args.ansible_args,
                    on_event=lambda event: failures.append(event.line) if event.kind in ("failed", "unreachable") else None)
@@ -32,9 +35,13 @@ def run_bench(run_id, policy, args):
         sys.exit("bench.yml with bench_audit_policy=%s failed:\n%s" % (policy, "\n".join(failures)[-4000:]))
 
 
-def read_summary(run_id, scheduler):
-    with open(os.path.join(ROOT, "results", run_id, "localhost", scheduler, "summary.json"), encoding="utf-8") as handle:
-        return json.load(handle)
+def read_summaries(run_id):
+    """Each scheduler's summary.json of the run, in the order the schedulers ran."""
+    found = []
+    for path in glob.glob(os.path.join(ROOT, "results", run_id, "localhost", "*", "summary.json")):
+        with open(path, encoding="utf-8") as handle:
+            found.append(json.load(handle))
+    return sorted(found, key=lambda summary: summary["started_at"])
 
 
 def _component(cost, name):
@@ -85,7 +92,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--policies", default=",".join(POLICIES), help="comma-separated audit policies, in the order "
                         "run (default full,light,off; one may repeat)")
-    parser.add_argument("--schedulers", default="default,kueue")
+    parser.add_argument("--schedulers", default="", help="comma-separated (default: the local inventory's)")
     parser.add_argument("--nodes", type=int, default=100)
     parser.add_argument("--jobs", type=int, default=1000)
     parser.add_argument("--pods-per-job", type=int, default=3)
@@ -103,7 +110,7 @@ def main():
         run_id = "observer-%s-%d-%s" % (stamp, number, policy)
         print("bench.yml with bench_audit_policy=%s (run %s) ..." % (policy, run_id), flush=True)
         run_bench(run_id, policy, args)
-        rows += [dict(row(policy, read_summary(run_id, scheduler)), run_id=run_id) for scheduler in args.schedulers]
+        rows += [dict(row(policy, summary), run_id=run_id) for summary in read_summaries(run_id)]
     print("load average after: %.2f %.2f %.2f" % os.getloadavg())
     print()
     print(table(rows))

@@ -48,7 +48,7 @@ def test_no_task_file_deploys_a_scheduler_without_a_descriptor():
             deployed.add((runtime, rest))
     declared = {(runtime, name) for name in schedulers.NAMES for runtime in schedulers.get(name)["runtimes"]}
     # kind-apply, kind-ready, ...: the kind runtime's shared steps, named after what they do.
-    shared = {("kind", step) for step in ("apply", "manifests", "ready", "release")}
+    shared = {("kind", step) for step in ("apply", "manifests", "metrics", "ready", "release")}
     assert deployed - shared == declared
 
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import exposition
 
 NO_ENDPOINT = ("no metrics endpoint of it was given to the load test (an external cluster's API server is the only "
-               "one it reaches; on kind, the control plane's, kube-scheduler's and Kueue's are read inside the node, "
-               "the other schedulers' are not)")
+               "one it reaches; on kind, the control plane's, kube-scheduler's and those a scheduler's kind tasks "
+               "record are read inside the node)")
 QUANTILES = (("p50_ms", 0.5), ("p90_ms", 0.9), ("p99_ms", 0.99))
 ESTIMATE = "histogram_quantile"
 SECONDS, MILLISECONDS, MICROSECONDS = 1000.0, 1.0, 0.001
