@@ -90,43 +90,6 @@ def test_lists_come_a_page_at_a_time_and_keep_the_first_pages_version():
     assert all(call[1] == sched_client.LIST_PAGE == 500 and call[3] == {"_request_timeout": 30} for call in calls)
 
 
-class RecordingApi:
-    """Stands in for the client's APIs: records which call each object went to."""
-
-    def __init__(self, calls):
-        self.calls = calls
-
-    def __getattr__(self, method):
-        def call(*args, **kwargs):
-            # Every create has a time limit: a server that hangs (etcd dead on a full disk) cannot hold the load test.
-            assert kwargs["_request_timeout"] == sched_client.CREATE_TIMEOUT_S
-            self.calls.append((method, args[-2] if method == "create_namespaced_custom_object" else args[0],
-                               args[-1]["metadata"]["name"]))
-            return RecordingResponse()
-        return call
-
-
-class RecordingResponse:
-    def read(self):
-        return b""
-
-    def release_conn(self):
-        pass
-
-
-def test_each_object_of_a_job_is_one_rate_limited_request_to_its_api():
-    from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import workloads as sched_workloads
-    calls, tokens = [], []
-    apis = sched_client.Apis(*(RecordingApi(calls) for _ in range(3)))
-    work = dict(pods_per_job=2, pod_cpu="1", pod_memory="200Mi", pod_duration=30.0, pod_creation="direct")
-    objects = sched_workloads.workload(3, sched_workloads.Target("volcano", "ns", "r"), work)
-    sched_client.create_workload(apis, "ns", objects, lambda: tokens.append(len(calls)))
-    assert calls == [("create_namespaced_custom_object", "podgroups", "job-00003"),
-                     ("create_namespaced_pod", "ns", "job-00003-0"), ("create_namespaced_pod", "ns", "job-00003-1")]
-    # A token before every request, none spent twice.
-    assert tokens == [0, 1, 2]
-
-
 def test_a_state_file_gives_the_ports_to_keep(tmp_path):
     state = tmp_path / "state.json"
     assert bench_free_ports.read_ports(str(state)) == {}          # no cluster here yet
