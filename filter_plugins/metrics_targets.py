@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 """``bench_cluster | metrics_targets(scheduler_deployed)``: the metrics endpoints the load test scrapes around the
-load; ``kind_cluster_info | node_metrics_target(process)``: one inside a kind node (plugin_utils/cluster/
+load; ``kind_cluster_info | node_metrics_target(process[, url])``: one inside a kind node (plugin_utils/cluster/
 metrics_targets.py)."""
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.cluster.metrics_targets import (
     metrics_targets,

@@ -17,6 +17,7 @@ import os
 import sys
 import time
 
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.why import cost_of
 from bench_run import ROOT, bench
 
 POLICIES = ("full", "light", "off")
@@ -44,14 +45,10 @@ def read_summaries(run_id):
     return sorted(found, key=lambda summary: summary["started_at"])
 
 
-def _component(cost, name):
-    return next((row for row in cost["components"] if row["component"] == name), {})
-
-
 def row(policy, summary):
     """One policy and scheduler's figures from its summary.json (docs/metrics.md defines each source)."""
     cost = summary.get("component_cost") or {}
-    apiserver = _component(cost, "kube-apiserver")
+    apiserver = cost_of(summary, "kube-apiserver") or {}
     counted = (((summary.get("internals") or {}).get("processes") or {}).get("kube-apiserver") or {}).get(
         "requests_by_verb") or {}
     requests = sum(counted.values())
@@ -66,8 +63,8 @@ def row(policy, summary):
         "apiserver_cpu_ms_per_request": (round(apiserver["cpu_seconds"] * 1000.0 / requests, 3)
                                          if requests and apiserver.get("cpu_seconds") is not None else None),
         "apiserver_cpu_ms_per_pod": apiserver.get("cpu_ms_per_pod"),
-        "kwok_cpu_ms_per_pod": _component(cost, "kwok").get("cpu_ms_per_pod"),
-        "loadgen_cpu_ms_per_pod": _component(cost, "load generator").get("cpu_ms_per_pod"),
+        "kwok_cpu_ms_per_pod": (cost_of(summary, "kwok") or {}).get("cpu_ms_per_pod"),
+        "loadgen_cpu_ms_per_pod": (cost_of(summary, "load generator") or {}).get("cpu_ms_per_pod"),
         "harness_percent": cost.get("harness_percent"), "host_busy_percent": cost.get("host_busy_percent"),
     }
 

@@ -4,18 +4,18 @@ The node's `curl` is this machine's real curl against a real HTTPS server on loo
 <node>` is stood in for by a script that checks those words and runs the rest here (the real `docker exec` into a
 kind node is make test-kind's, tests/e2e/test_kind.py). It shows the token going on standard input and never on a
 command line, a CA verified when one is given, and every failure recorded as one sentence."""
-import http.server
 import os
 import ssl
 import subprocess
-import threading
 
 import pytest
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import scrape
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.cluster.metrics_targets import (
     control_plane_targets,
     metrics_targets,
+    node_target,
 )
+from infra.metrics_server import MetricsHandler, serving
 
 METRICS = "# TYPE scheduler_schedule_attempts_total counter\nscheduler_schedule_attempts_total{result=\"scheduled\"} 9\n"
 TOKEN = "tok-en.1"
@@ -26,19 +26,11 @@ exec "$@"
 """
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
+class Handler(MetricsHandler):
     seen = []
 
-    def do_GET(self):  # noqa: N802 - http.server's name
-        Handler.seen.append((self.path, self.headers.get("Authorization"), self.headers.get("Accept")))
-        status, body = (200, METRICS) if self.headers.get("Authorization") == "Bearer " + TOKEN else (401, "no")
-        self.send_response(status)
-        self.send_header("Content-Type", "text/plain")
-        self.end_headers()
-        self.wfile.write(body.encode())
-
-    def log_message(self, *args):
-        pass
+    def answer(self):
+        return (200, METRICS) if self.headers.get("Authorization") == "Bearer " + TOKEN else (401, "no")
 
 
 @pytest.fixture
@@ -50,17 +42,14 @@ def node(tmp_path, monkeypatch):
                    check=True, capture_output=True)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(str(cert), str(key))
-    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "docker").write_text(DOCKER_EXEC)
     os.chmod(bin_dir / "docker", 0o755)
     monkeypatch.setenv("PATH", "%s:%s" % (bin_dir, os.environ["PATH"]))
     Handler.seen.clear()
-    yield "https://127.0.0.1:%d/metrics" % server.server_port, str(cert)
-    server.shutdown()
+    with serving(Handler, tls=context) as port:
+        yield "https://127.0.0.1:%d/metrics" % port, str(cert)
 
 
 def target(url, **extra):
@@ -147,7 +136,11 @@ def test_a_kind_clusters_control_plane_is_read_inside_its_node():
     # etcd's is verified and read with its certificate: no token, no --insecure.
     argv = scrape.in_node_argv(targets[1], 5)
     assert "--insecure" not in argv and "@-" not in argv and argv[argv.index("--cacert") + 1] == "/pki/ca.crt"
-    scheduler = {"metrics": [{"process": "kube-scheduler", "url": "u", "node": "n", "service_account": "a/b"}]}
+    # A scheduler's own endpoint in the node (Kueue's Service), read with the metrics reader's token.
+    assert node_target(KIND, "kueue", "https://10.96.0.9:8443/metrics") == {
+        "process": "kueue", "url": "https://10.96.0.9:8443/metrics", "node": "bench-control-plane",
+        "service_account": "kube-system/reader"}
+    scheduler = {"metrics": [node_target(KIND, "kube-scheduler")]}
     assert [each["process"] for each in metrics_targets(KIND, scheduler)] == [
         "kube-scheduler", "kube-apiserver", "etcd", "kube-controller-manager"]
     # An external cluster's record: its API server alone, through the load test's client.

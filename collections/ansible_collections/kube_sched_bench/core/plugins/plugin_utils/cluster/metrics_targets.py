@@ -16,10 +16,12 @@ from urllib.parse import urlsplit
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.cluster.pprof import admin_access
 
 
-def node_target(cluster, process):
-    """The target of ``process`` inside a kind cluster's first node: where kubeadm serves its metrics there, read with
-    the client certificate given for it (paths inside the node) or else with a token of the metrics reader."""
-    target = dict(cluster["node_metrics"][process], process=process, node=cluster["control_plane_node"])
+def node_target(cluster, process, url=None):
+    """The target of ``process`` inside a kind cluster's first node: at ``url`` (a scheduler's own endpoint there) or
+    else where kubeadm serves its metrics (``node_metrics``), read with the client certificate given for it (paths
+    inside the node) or else with a token of the metrics reader."""
+    endpoint = {"url": url} if url else cluster["node_metrics"][process]
+    target = dict(endpoint, process=process, node=cluster["control_plane_node"])
     if not target.get("client_cert"):
         target["service_account"] = cluster["metrics_reader"]
     return target

@@ -128,7 +128,8 @@ def internals_table(summaries):
                  "time where the observations overlap, as concurrent bindings do, adds up)")
 
 
-def _cost_of(summary, component):
+def cost_of(summary, component):
+    """A component's entry of summary.json's component_cost, or None."""
     for row in (summary.get("component_cost") or {}).get("components") or []:
         if row["component"] == component:
             return row
@@ -150,14 +151,14 @@ def explanation(summaries):
     sentences = ["%s bound %s pods/s and %s %s pods/s (makespans %s and %s s)." % (
         fast, _number(fast_rate), slow, _number(slow_rate), _number(fast_summary.get("makespan_s"), 2),
         _number(slow_summary.get("makespan_s"), 2))]
-    fast_cost, slow_cost = _cost_of(fast_summary, SCHEDULER), _cost_of(slow_summary, SCHEDULER)
+    fast_cost, slow_cost = cost_of(fast_summary, SCHEDULER), cost_of(slow_summary, SCHEDULER)
     if fast_cost and slow_cost:
         sentences.append("Per bound pod, %s's own processes used %s ms of CPU against %s's %s ms (%s %% and %s %% of "
                          "the host)." % (slow, _number(slow_cost["cpu_ms_per_pod"], 2), fast,
                                          _number(fast_cost["cpu_ms_per_pod"], 2),
                                          _number(slow_cost["share_of_host_percent"]),
                                          _number(fast_cost["share_of_host_percent"])))
-    fast_api, slow_api = _cost_of(fast_summary, "kube-apiserver"), _cost_of(slow_summary, "kube-apiserver")
+    fast_api, slow_api = cost_of(fast_summary, "kube-apiserver"), cost_of(slow_summary, "kube-apiserver")
     if fast_api and slow_api:
         sentences.append("The API server used %s ms per pod under %s and %s ms under %s." % (
             _number(slow_api["cpu_ms_per_pod"], 2), slow, _number(fast_api["cpu_ms_per_pod"], 2), fast))
