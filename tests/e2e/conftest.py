@@ -3,6 +3,7 @@ import contextlib
 import gzip
 import json
 import os
+import re
 import sys
 import uuid
 from collections import namedtuple
@@ -98,6 +99,16 @@ def audit_events(path, needle=None, succeeded=False):
             if event.get("stage") == "ResponseComplete" and (
                     not succeeded or (event.get("responseStatus") or {}).get("code", 0) < 300):
                 yield event
+
+
+def node_health_writes(path):
+    """The node lifecycle controller's status writes in an audit log: a node marked Unknown, its pods NotReady. None
+    while kwok's heartbeat keeps every fake node Ready. Its user agent ends in its name, or, with service account
+    credentials (kind's kubeadm), in its service account's."""
+    return ["%s %s %s" % (event["objectRef"]["resource"], event["objectRef"].get("name", ""), event["stageTimestamp"])
+            for event in audit_events(path, needle="node-controller")
+            if re.search(r"[/:]node-controller$", event.get("userAgent", "")) and event["verb"] == "update"
+            and event["objectRef"].get("subresource") == "status"]
 
 
 def audit_bindings(path):

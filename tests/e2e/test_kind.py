@@ -32,6 +32,7 @@ from conftest import (
     audit_events,
     failure_text,
     mirror_vars,
+    node_health_writes,
     processes_mentioning,
     read_rows,
     result_files,
@@ -198,7 +199,8 @@ def test_five_schedulers_on_kind(tmp_path, bench_vars):
             scraped = CONTROL_PLANE_SCRAPED + READ_INSIDE_THE_NODE.get(scheduler, [])
             assert sorted(os.listdir(out)) == result_files(scraped), scheduler
             assert env["runtime"] == "kind" and env["outcome"] == {"status": "ok"}, scheduler
-            assert env["fake_nodes"]["node_status_writes"] == ["bench-node-ready"], env["fake_nodes"]
+            assert env["fake_nodes"]["node_status_writes"] == ["bench-node-ready", "bench-node-heartbeat"], \
+                env["fake_nodes"]
             assert (summary["pods_created"], summary["pods_bound"], summary["complete"]) == (PODS, PODS, True), scheduler
             assert summary["timing_source"] == "audit", scheduler
             rows = read_rows(out, "pods.csv")
@@ -207,6 +209,7 @@ def test_five_schedulers_on_kind(tmp_path, bench_vars):
             created, bound = audit_bindings(env["audit_log"]["on_host"])
             for row in rows:
                 assert (row["created"], row["bound"]) == (created[row["pod"]], bound[row["pod"]]), (scheduler, row)
+            assert node_health_writes(env["audit_log"]["on_host"]) == [], scheduler
             # Why it was as fast as it was, as far as the host sees into kind: the API server's metrics (through its
             # own client), every component's CPU from /proc (the node's processes by command name), the requests.
             internals = summary["internals"]

@@ -25,7 +25,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils import sched
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules as sched_rules
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.components import COMPONENTS
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.internals import CONTROL_PLANE
-from conftest import audit_events, mirror_vars, processes_mentioning, read_rows, result_problems
+from conftest import audit_events, mirror_vars, node_health_writes, processes_mentioning, read_rows, result_problems
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Every scheduler whose descriptor (module_utils/schedulers/) says the binary runtime deploys it.
@@ -201,8 +201,9 @@ def test_env_json_records_the_versions_and_the_knobs(run, scheduler):
     assert str(env["knobs"]["scheduler_gogc"]) == KNOBS["bench_scheduler_gogc"]
     # What kwok did for the fake nodes, the same for every scheduler (docs/runtimes-and-schedulers.md#what-kwok-does).
     assert [stage["name"] for stage in env["fake_nodes"]["stages"]] == [
-        "bench-node-ready", "bench-pod-running", "bench-pod-complete", "bench-pod-delete"], env["fake_nodes"]
-    assert env["fake_nodes"]["node_lease_renew_s"] == 10.0
+        "bench-node-ready", "bench-node-heartbeat", "bench-pod-running", "bench-pod-complete", "bench-pod-delete"], \
+        env["fake_nodes"]
+    assert (env["fake_nodes"]["node_lease_duration_s"], env["fake_nodes"]["node_lease_renew_s"]) == (0, None)
     deployed = env["versions"]["scheduler"]
     assert deployed["name"] == scheduler
     assert deployed["status"] == "ready"
@@ -314,6 +315,8 @@ def test_the_internals_cost_and_requests_agree_with_the_run(run, scheduler):
     # too: each is a kube-scheduler build among the scheduler's processes).
     assert requests["by_role"]["load generator"]["requests"] >= JOBS
     audit = directory / "audit.log.gz"
+    # kwok's heartbeat kept every node Ready: the node lifecycle controller marked no node Unknown and no pod NotReady.
+    assert node_health_writes(audit) == []
     assert recompute_internals.internals_differences(str(directory), summary, specs) == []
     assert recompute_internals.cost_differences(str(directory), summary) == []
     assert recompute_internals.requests_differences(str(audit), summary) == []

@@ -22,15 +22,19 @@ def fake_nodes_schema():
 def test_the_shipped_configuration_is_recorded_with_kwoks_defaults():
     record = kwok_record(rendered())
     assert [(stage["name"], stage["resource"]) for stage in record["stages"]] == [
-        ("bench-node-ready", "Node"), ("bench-pod-running", "Pod"), ("bench-pod-complete", "Pod"),
-        ("bench-pod-delete", "Pod")]
-    complete = record["stages"][2]
-    assert (complete["delay_ms"], complete["delay_from"]) == (
-        30000, '.metadata.annotations["sched-bench.io/run-duration"]')
-    assert [stage["deletes"] for stage in record["stages"]] == [False, False, False, True]
-    # The node is made Ready once; its lease, renewed every quarter of its duration, says it is alive.
-    assert record["node_status_writes"] == ["bench-node-ready"]
-    assert (record["node_lease_duration_s"], record["node_lease_renew_s"]) == (40, 10.0)
+        ("bench-node-ready", "Node"), ("bench-node-heartbeat", "Node"), ("bench-pod-running", "Pod"),
+        ("bench-pod-complete", "Pod"), ("bench-pod-delete", "Pod")]
+    heartbeat, complete = record["stages"][1], record["stages"][3]
+    # A heartbeat every 20 to 25 s, under kube-controller-manager's shorter grace period (40 s) with its 5 s period.
+    assert (heartbeat["delay_ms"], heartbeat["jitter_ms"], heartbeat["delay_from"]) == (20000, 25000, None)
+    assert heartbeat["jitter_ms"] / 1000.0 + 5 < 40
+    assert (complete["delay_ms"], complete["jitter_ms"], complete["delay_from"]) == (
+        30000, None, '.metadata.annotations["sched-bench.io/run-duration"]')
+    assert [stage["deletes"] for stage in record["stages"]] == [False, False, False, False, True]
+    # The node is made Ready once, then kept Ready by its heartbeat; kwok keeps no lease (each renewal would list the
+    # node's pods again).
+    assert record["node_status_writes"] == ["bench-node-ready", "bench-node-heartbeat"]
+    assert (record["node_lease_duration_s"], record["node_lease_renew_s"]) == (0, None)
     assert (record["pod_stage_parallelism"], record["node_stage_parallelism"], record["node_lease_parallelism"]) == (
         4, 4, 4)
     assert record["client_rate"].startswith("unlimited")

@@ -3,10 +3,11 @@
 from the configuration kwok runs with (roles/binary_cluster/templates/kwok-stages.yaml.j2, the same for every
 scheduler and runtime), kwok's own defaults filled in where the configuration leaves them.
 
-kwok v0.6's defaults and behaviour, from its source (pkg/apis/config/v1alpha1, pkg/kwok/controllers): a node's lease
-lasts nodeLeaseDurationSeconds (40) and is renewed every quarter of it; the stages play with 4 workers each for pods
-and nodes; its client has no rate limit (an always-allow rate limiter); a node's status is written only by the
-stages given (no heartbeat stage here: a node is made Ready once, its lease says it is alive)."""
+kwok v0.6's behaviour, from its source (pkg/apis/config/v1alpha1, pkg/kwok/controllers): a node's lease, when
+nodeLeaseDurationSeconds is not 0, is renewed every quarter of it, and each renewal lists the node's pods again; the
+stages play with 4 workers each for pods and nodes; its client has no rate limit (an always-allow rate limiter); a
+node's status is written only by the stages given (here: made Ready once, then a heartbeat stage, and no lease).
+A stage's delay is delay_ms, or a time drawn between delay_ms and jitter_ms when jitter_ms is given."""
 from __future__ import annotations
 
 import yaml
@@ -22,7 +23,8 @@ def _stage(document):
     delay = spec.get("delay") or {}
     from_ = (delay.get("durationFrom") or {}).get("expressionFrom")
     return {"name": document["metadata"]["name"], "resource": (spec.get("resourceRef") or {}).get("kind"),
-            "delay_ms": delay.get("durationMilliseconds", 0), "delay_from": from_,
+            "delay_ms": delay.get("durationMilliseconds", 0), "jitter_ms": delay.get("jitterDurationMilliseconds"),
+            "delay_from": from_,
             "deletes": bool((spec.get("next") or {}).get("delete"))}
 
 
@@ -40,7 +42,7 @@ def kwok_record(config_text):
         "stages": stages,
         "node_status_writes": [stage["name"] for stage in stages if stage["resource"] == "Node"],
         "node_lease_duration_s": lease_s,
-        "node_lease_renew_s": lease_s / 4.0,
+        "node_lease_renew_s": lease_s / 4.0 if lease_s else None,
         "node_lease_parallelism": options["nodeLeaseParallelism"],
         "pod_stage_parallelism": options["podPlayStageParallelism"],
         "node_stage_parallelism": options["nodePlayStageParallelism"],
