@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import hold
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.client import list_pages
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.client import WATCH_SILENT_S, list_pages
 
 
 class PodWaits:
@@ -32,8 +32,9 @@ class PodWaits:
                 return "lost the watch on pods: %s" % (self.watch.error or "it stopped")
             if count != last_count:
                 last_count, last_change = count, time.monotonic()
-            elif time.monotonic() - last_change > 2:
-                # No progress seen for a while: list once, in case the watch lags behind.
+            elif time.monotonic() - last_change > WATCH_SILENT_S and self.watch.silent_for() > WATCH_SILENT_S:
+                # Neither progress nor a word from the watch in longer than the server keeps it open: the watch is
+                # stuck; list once. A watch that lags still speaks and catches up by itself.
                 try:
                     self.watch.resync()
                 except Exception:  # noqa: BLE001 - the watch itself reports lasting trouble
