@@ -78,7 +78,7 @@ def test_a_components_shared_flags_come_from_one_table():
     assert components.component_flags("kube-apiserver", dict.fromkeys(settings)) == {}
     # A setting a component's version has no flag for is left out.
     assert components.component_flags("kube-controller-manager", {"api_qps": 1, "api_burst": 2, "job_syncs": None}) == {
-        "kube-api-qps": 1, "kube-api-burst": 2}
+        "kube-api-qps": 1, "kube-api-burst": 2, "node-monitor-grace-period": components.NODE_MONITOR_GRACE}
     with pytest.raises(ValueError, match="etcd"):
         components.component_flags("etcd", {})
 

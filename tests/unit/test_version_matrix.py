@@ -128,9 +128,10 @@ def test_filters_are_registered():
 def test_kind_job_syncs_flag_only_where_the_nodes_kubernetes_takes_it():
     legacy, modern = matrix.version_set(LEGACY[0]), matrix.version_set(MODERN[0])
     assert matrix.kind_controller_manager_args(modern, 700, 750, 8) == {
-        "kube-api-qps": 700, "kube-api-burst": 750, "concurrent-job-syncs": 8}
+        "kube-api-qps": 700, "kube-api-burst": 750, "concurrent-job-syncs": 8, "node-monitor-grace-period": "5m"}
     # Kubernetes 1.27 (the legacy set's node image) has no --concurrent-job-syncs: kube-controller-manager would exit.
-    assert matrix.kind_controller_manager_args(legacy, 700, 750, 5) == {"kube-api-qps": 700, "kube-api-burst": 750}
+    assert matrix.kind_controller_manager_args(legacy, 700, 750, 5) == {
+        "kube-api-qps": 700, "kube-api-burst": 750, "node-monitor-grace-period": "5m"}
     pinned = matrix.version_set(MODERN[0], {"node_image": "kindest/node:v1.27.3@sha256:" + "a" * 64})
     assert "concurrent-job-syncs" not in matrix.kind_controller_manager_args(pinned, 1, 1, 5)
     unknown = matrix.version_set(MODERN[0], {"node_image": "example.org/node:latest"})

@@ -1,11 +1,12 @@
 # -*- coding: utf-8 -*-
 """Each control-plane component's flags that are the benchmark's own, the same on every runtime: the API server's
-audit log, the controller manager's client rate and job syncs. A runtime renders them beside its own wiring
+audit log, the controller manager's client rate, job syncs and node grace period. A runtime renders them beside its own wiring
 (addresses, ports, certificates): the binary runtime as the process's arguments
 (roles/binary_cluster/templates/components.yaml.j2), kind as kubeadm's extraArgs
 (roles/kind_cluster/templates/kind-config.yaml.j2). A flag added here reaches the component on both."""
 from __future__ import annotations
 
+NODE_MONITOR_GRACE = "5m"
 # component: ((flag, the setting it takes, or a fixed value), ...), in the order the binary runtime passes them. A
 # fixed value "with" a setting is left out with it (no audit log: no format either).
 FLAGS = {
@@ -20,6 +21,10 @@ FLAGS = {
         ("kube-api-qps", "api_qps"),
         ("kube-api-burst", "api_burst"),
         ("concurrent-job-syncs", "job_syncs"),
+        # How long a fake node may go without a heartbeat before it is marked Unknown, tainted and its pods NotReady
+        # (40 s by default up to 1.31, 50 s since). kwok's heartbeat (kwok-stages.yaml.j2, every 120 to 150 s) lags
+        # by tens of seconds when the host is saturated: this leaves it more than twice its interval.
+        ("node-monitor-grace-period", {"fixed": NODE_MONITOR_GRACE}),
     ),
 }
 
