@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import yaml
 
-# kwok's defaults for the options the configuration may leave out (zz_generated.defaults.go).
+# kwok's defaults for the options the configuration may leave out (zz_generated.defaults.go). kwok v0.6.1 was seen to
+# keep no lease at all when its configuration file left nodeLeaseDurationSeconds out: ours sets it (0).
 OPTION_DEFAULTS = {"nodeLeaseDurationSeconds": 40, "nodeLeaseParallelism": 4, "podPlayStageParallelism": 4,
                    "nodePlayStageParallelism": 4}
 CLIENT_RATE = "unlimited (kwok's client has an always-allow rate limiter)"
