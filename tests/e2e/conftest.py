@@ -102,13 +102,19 @@ def audit_events(path, needle=None, succeeded=False):
 
 
 def node_health_writes(path):
-    """The node lifecycle controller's status writes in an audit log: a node marked Unknown, its pods NotReady. None
-    while kwok's heartbeat keeps every fake node Ready. Its user agent ends in its name, or, with service account
+    """The node lifecycle controller's status writes of the fake nodes and the load's pods in an audit log: a node
+    marked Unknown, its pods NotReady. None while kwok's heartbeat keeps every fake node Ready. (kind's own node and
+    its static pods are the kubelet's business.) Its user agent ends in its name, or, with service account
     credentials (kind's kubeadm), in its service account's."""
-    return ["%s %s %s" % (event["objectRef"]["resource"], event["objectRef"].get("name", ""), event["stageTimestamp"])
-            for event in audit_events(path, needle="node-controller")
-            if re.search(r"[/:]node-controller$", event.get("userAgent", "")) and event["verb"] == "update"
-            and event["objectRef"].get("subresource") == "status"]
+    writes = []
+    for event in audit_events(path, needle="node-controller"):
+        ref = event["objectRef"]
+        ours = ref.get("name", "").startswith("kwok-node-") if ref["resource"] == "nodes" else (
+            ref.get("namespace", "").startswith("sched-bench"))
+        if (re.search(r"[/:]node-controller$", event.get("userAgent", "")) and event["verb"] == "update"
+                and ref.get("subresource") == "status" and ours):
+            writes.append("%s %s %s" % (ref["resource"], ref.get("name", ""), event["stageTimestamp"]))
+    return writes
 
 
 def audit_bindings(path):
