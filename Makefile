@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup bench quick bench-scale test test-fast test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen bench-observer bench-matrix fetch teardown history report knobs clean chromium prometheus
+.PHONY: setup bench quick bench-scale test test-fast test-unit test-e2e test-molecule test-kind bench-kind lint docker base-image kind-images scheduler-images bench-loadgen bench-observer bench-matrix fetch teardown history report knobs role-readmes clean chromium prometheus
 
 ## setup: create .venv with the pinned Python packages (fast when done)
 setup: $(VENV)/.installed $(VENV)/.collection
@@ -136,6 +136,10 @@ bench-matrix: setup
 ## knobs: rewrite the files that list the knobs (defaults, argument specs, docs tables) from module_utils/knobs/table.py
 knobs: setup
 	$(VENV)/bin/python hack/knobs.py
+
+## role-readmes: rewrite every role README's variable table from its defaults and argument specs (roles/bench's: knobs)
+role-readmes: setup
+	$(VENV)/bin/python hack/role_readme.py $(filter-out roles/bench,$(patsubst %/,%,$(wildcard roles/*/)))
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -32,7 +32,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.host import guard
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import host_load
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.pid_file import pid_files_in
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.actions.direct_run import is_local
 
 display = Display()
@@ -128,7 +128,7 @@ def parse_pid_check(text, ignore=()):
 def read_pid_dir(path):
     """PID_CHECK's lines for a directory on this machine."""
     lines = []
-    for pid_file in host_load.pid_files_in([path]):
+    for pid_file in pid_files_in([path]):
         pid = guard.read_pid(pid_file)
         if pid is not None:
             lines.append("%s %d %d" % (os.path.basename(pid_file)[:-len(".pid")], pid, guard.alive(pid)))

@@ -18,12 +18,8 @@ import yaml
 from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as descriptors
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import (
     RULES,
-    RUNTIME_SCHEDULERS,
-    SCHEDULERS,
     WORKLOAD,
     boolean,
-    kube_scheduler_problems,
-    pod_creation_problems,
     problems,
     queue_quota,
     rule_problem,
@@ -33,6 +29,12 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.hol
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.stats import ALPHA, smallest_p
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.spec import BURST, expand, load, scaled, workload_size
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.spec import problems_of as scenario_problems
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers.knob_checks import (
+    RUNTIME_SCHEDULERS,
+    SCHEDULERS,
+    kube_scheduler_problems,
+    pod_creation_problems,
+)
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.gate import parse_gate
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.run import find_run
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.versions.matrix import PIN_PATTERNS, VERSION_SETS

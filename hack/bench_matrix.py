@@ -16,7 +16,7 @@ import sys
 import time
 
 import yaml
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import SCHEDULERS
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers.knob_checks import SCHEDULERS
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report import matrix
 from bench_run import LOCAL, ROOT, bench
 

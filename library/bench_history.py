@@ -76,4 +76,9 @@ skipped:
   returned: success
   type: list
   elements: str
+rebuilt:
+  description: The line saying that the history.sqlite found was written by a newer toolkit and was rebuilt from the
+    result files instead of read; null otherwise.
+  returned: success
+  type: str
 """

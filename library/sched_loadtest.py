@@ -268,10 +268,12 @@ import signal
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.cluster import capacity
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.pid_file import remove_pid_file, write_pid_file
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import capacity, hold, workloads
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import hold, workloads
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import scrape
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import knob_checks
 
 try:
     from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.client import error_text
@@ -283,7 +285,7 @@ except ImportError:
 ARGUMENT_SPEC = dict(
     kubeconfig=dict(type="path", required=True),
     context=dict(type="str"),
-    scheduler=dict(type="str", default="default", choices=list(rules.SCHEDULERS)),
+    scheduler=dict(type="str", default="default", choices=list(knob_checks.SCHEDULERS)),
     namespace=dict(type="str", default="sched-bench"),
     run_label=dict(type="str", default=""),
     node_name_prefix=dict(type="str", default="kwok-node-"),

@@ -287,9 +287,31 @@ def listed(path, keys):
     return any(general == key or general.startswith(key + ".") or general.startswith(key + "[") for key in keys)
 
 
+def documented_version():
+    """The newest schema_version docs/metrics.md#versions defines: the last row of its table."""
+    with open(DOC, encoding="utf-8") as handle:
+        section = handle.read().split("\n## Versions\n", 1)[1].split("\n## ", 1)[0]
+    return max(int(found) for found in re.findall(r"^\| (?:\(absent\) )?(\d+) \|", section, re.M))
+
+
+def version_refusal(summary):
+    """The one line for a summary.json this page cannot recompute as documented: written by a newer toolkit, or
+    with a schema_version that is no version; None when it can (an older version included)."""
+    version, newest = summary.get("schema_version", 1), documented_version()
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        return "unreadable: summary.json's schema_version %r is not a version (1 to %d)" % (version, newest)
+    if version > newest:
+        return "written by a newer toolkit (schema %d, this one reads up to %d)" % (version, newest)
+    return None
+
+
 def differences(directory, summary):
     """Where the recomputed figures differ from ``summary`` (by more than the last rounded digit), and every figure
-    of ``summary`` neither recomputed nor listed as measured from outside the files: one line each."""
+    of ``summary`` neither recomputed nor listed as measured from outside the files: one line each. A summary it
+    cannot read as documented (version_refusal) is that one line, and nothing is recomputed."""
+    refusal = version_refusal(summary)
+    if refusal is not None:
+        return [refusal]
     found, seen = [], set()
 
     def compare(path, ours, theirs):

@@ -9,7 +9,7 @@ import os
 
 import jsonschema
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import files as bench_result_files
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import summary as bench_summary
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import schema as bench_summary
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMA_DIR = os.path.join(ROOT, "schemas")

@@ -22,14 +22,14 @@ import sys
 import pytest
 import recompute_internals
 from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as sched_descriptors
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules as sched_rules
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.components import COMPONENTS
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.internals import CONTROL_PLANE
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import knob_checks
 from conftest import audit_events, mirror_vars, node_health_writes, processes_mentioning, read_rows, result_problems
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Every scheduler whose descriptor (module_utils/schedulers/) says the binary runtime deploys it.
-SCHEDULERS = list(sched_rules.RUNTIME_SCHEDULERS["binary"])
+SCHEDULERS = list(knob_checks.RUNTIME_SCHEDULERS["binary"])
 # What each scheduler runs as on the binary runtime (pid-file names); a new scheduler adds its entry.
 PROCESSES = {
     "default": ["kube-scheduler"],

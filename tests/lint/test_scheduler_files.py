@@ -155,8 +155,8 @@ def test_each_schedulers_module_has_the_forms_it_needs(name):
 
 
 def test_the_generic_builders_know_no_scheduler():
-    """module_utils/loadtest/builders.py is what every scheduler's forms build on: it imports no scheduler."""
-    path = os.path.join(PLUGINS, "module_utils", "loadtest", "builders.py")
+    """module_utils/objects/builders.py is what every scheduler's forms build on: it imports no scheduler."""
+    path = os.path.join(PLUGINS, "module_utils", "objects", "builders.py")
     with open(path, encoding="utf-8") as handle:
         tree = ast.parse(handle.read(), path)
     imported = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]

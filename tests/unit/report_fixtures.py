@@ -2,11 +2,14 @@
 import json
 import os
 
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.result.schema import SCHEMA_VERSION
+
 
 def summary(scheduler="default", pods_bound=150, pods_expected=150, makespan_s=1.5, throughput=100.0, peak=80,
             latency=None, cost=None, complete=True, reason=None, timing_source="audit", capacity=None,
             share_of_host_ceiling=None):
     document = {
+        "schema_version": SCHEMA_VERSION,
         "scheduler": scheduler,
         "pods_created": pods_expected,
         "pods_bound": pods_bound,

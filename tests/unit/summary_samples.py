@@ -1,8 +1,8 @@
-"""summary.json as the load test builds it (module_utils/result/summary.py), from hand-made records: the seed's burst,
+"""summary.json as the load test builds it (module_utils/loadtest/summary.py), from hand-made records: the seed's burst,
 and a scenario with every section (tenants, gangs, a stall threshold, priorities, a steady window, a preempted pod).
 Used by the schema and documentation tests; no cluster."""
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import summary as sched_summary
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import host_load as sched_host_load
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import summary as sched_summary
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as sched_scenarios
 
 S = 1_000_000

@@ -209,12 +209,13 @@ def test_runtime_schedulers_match_the_scheduler_roles_task_files():
     import glob
 
     from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules as sched_rules
+    from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import knob_checks
     tasks = os.path.join(os.path.dirname(__file__), "..", "..", "roles", "scheduler", "tasks")
-    present = {os.path.basename(path)[:-4] for path in glob.glob(os.path.join(tasks, "*.yml"))}
-    accepted = {"%s-%s" % (runtime, name) for runtime, names in sched_rules.RUNTIME_SCHEDULERS.items()
-                for name in names}
-    deployable = {name for name in present if name.split("-")[0] in sched_rules.RUNTIMES
-                  and name.split("-", 1)[1] in sched_rules.SCHEDULERS}
+    # roles/scheduler/tasks/<scheduler>/<runtime>.yml
+    present = {tuple(os.path.relpath(path, tasks)[:-4].split(os.sep)) for path in glob.glob(os.path.join(tasks, "*", "*.yml"))}
+    accepted = {(name, runtime) for runtime, names in knob_checks.RUNTIME_SCHEDULERS.items() for name in names}
+    deployable = {(name, runtime) for name, runtime in present
+                  if runtime in sched_rules.RUNTIMES and name in knob_checks.SCHEDULERS}
     assert accepted == deployable
 
 

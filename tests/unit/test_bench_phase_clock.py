@@ -16,14 +16,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
     (["/x/roles/binary_components/tasks/build-kubernetes.yml"], clock.BUILDS),
     # The scheduler's build is a build, the rest of the role its deployment.
     (["/x/roles/scheduler/tasks/build.yml", "/x/roles/scheduler/tasks/main.yml"], clock.BUILDS),
-    (["/x/roles/scheduler_components/tasks/build.yml", "/x/roles/scheduler/tasks/binary-volcano.yml"], clock.BUILDS),
-    (["/x/roles/scheduler/tasks/binary-default.yml"], clock.SCHEDULER_DEPLOY),
+    (["/x/roles/scheduler_components/tasks/build.yml", "/x/roles/scheduler/tasks/volcano/binary.yml"], clock.BUILDS),
+    (["/x/roles/scheduler/tasks/default/binary.yml"], clock.SCHEDULER_DEPLOY),
     (["/x/roles/binary_cluster/tasks/pki.yml"], clock.CLUSTER_START),
-    (["tasks/cluster-kind.yml", "/x/playbooks/tasks/run-scheduler.yml"], clock.CLUSTER_START),
+    (["/x/roles/kind_cluster/tasks/up.yml", "/x/playbooks/tasks/runtimes/kind/start.yml"], clock.CLUSTER_START),
+    # A runtime's prepare (kind's: Docker, kind, the local registry) is a build.
+    (["tasks/runtimes/kind/prepare.yml", "/x/playbooks/benchmark.yml"], clock.BUILDS),
     (["/x/roles/binary_cluster/tasks/down.yml"], clock.TEARDOWN),
     # Stopping the cluster before the fetch is part of its teardown.
     (["/x/roles/binary_cluster/tasks/stop.yml", "/x/playbooks/tasks/run-scheduler.yml"], clock.TEARDOWN),
-    (["/x/roles/kind_cluster/tasks/down.yml", "/x/playbooks/tasks/cluster-kind.yml"], clock.TEARDOWN),
+    (["/x/roles/kind_cluster/tasks/down.yml", "/x/playbooks/tasks/runtimes/kind/teardown.yml"], clock.TEARDOWN),
     (["/x/roles/loadtest/tasks/calibrate.yml"], clock.CALIBRATION),
     (["/x/roles/loadtest/tasks/main.yml"], clock.LOAD_TEST),
     (["/x/roles/loadtest/tasks/fetch.yml"], clock.FETCH),
@@ -130,7 +132,7 @@ def test_the_callback_finds_a_task_origins_through_its_includes():
     assert bench_phases.task_origins(include) == ["roles/loadtest/tasks/fetch.yml", "/p/playbooks/tasks/run-scheduler.yml"]
     assert bench_phases.task_origins(task) == ["/p/roles/loadtest/tasks/fetch.yml", "roles/loadtest/tasks/fetch.yml",
                                                "/p/playbooks/tasks/run-scheduler.yml"]
-    kind = Item("/p/playbooks/tasks/run-scheduler.yml:80", action="ansible.builtin.include_tasks",
-                args={"_raw_params": "cluster-kind.yml"})
-    assert bench_phases.task_origins(kind)[0] == "cluster-kind.yml"
-    assert clock.phase_of(bench_phases.task_origins(kind)) == clock.CLUSTER_START
+    kind = Item("/p/playbooks/benchmark.yml:60", action="ansible.builtin.include_tasks",
+                args={"_raw_params": "tasks/runtimes/kind/prepare.yml"})
+    assert bench_phases.task_origins(kind)[0] == "tasks/runtimes/kind/prepare.yml"
+    assert clock.phase_of(bench_phases.task_origins(kind)) == clock.BUILDS

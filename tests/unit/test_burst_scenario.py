@@ -7,6 +7,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import workloads as w
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import records
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as sched_scenarios
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import knob_checks
 
 WORK = dict(nodes=3, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=4, pods_per_job=3, pod_cpu="100m",
             pod_memory="200Mi", pod_duration=30, wait_for="bound", timeout=60.0, submit_concurrency=4,
@@ -28,10 +29,10 @@ def test_the_burst_expands_to_the_jobs_of_the_knobs_all_at_once():
     assert sched_scenarios.burst_job(3, only_jobs) == jobs[3]
 
 
-@pytest.mark.parametrize("scheduler", rules.SCHEDULERS)
+@pytest.mark.parametrize("scheduler", knob_checks.SCHEDULERS)
 @pytest.mark.parametrize("pod_creation", rules.POD_CREATIONS)
 def test_a_burst_job_has_the_seeds_objects_whether_expanded_or_not(scheduler, pod_creation):
-    if pod_creation == rules.DIRECT and scheduler in rules.NO_DIRECT_PODS:
+    if pod_creation == rules.DIRECT and scheduler in knob_checks.NO_DIRECT_PODS:
         return
     work = dict(WORK, pod_creation=pod_creation)
     target = w.Target(scheduler, "sched-bench", "r1")
@@ -54,7 +55,7 @@ def test_the_seeds_native_form_one_queue_no_priority_gangs_by_count():
     assert "podFailurePolicy" in w.workload(0, w.Target("default", "sched-bench", "r1"), WORK, alike)[0][1]["spec"]
 
 
-@pytest.mark.parametrize("scheduler", rules.SCHEDULERS)
+@pytest.mark.parametrize("scheduler", knob_checks.SCHEDULERS)
 def test_the_burst_makes_no_cluster_objects(scheduler):
     scenario = sched_scenarios.burst(WORK)
     jobs = sched_scenarios.expand(scenario)

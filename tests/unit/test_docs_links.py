@@ -5,74 +5,11 @@ Checked on README.md, docs/*.md and roles/*/README.md: each relative Markdown li
 slug. Links inside code (fenced blocks and `inline code`) and links with a scheme (https:, mailto:) are not
 checked. No network.
 """
-import pathlib
-import re
-
 import pytest
+from doc_reading import ROOT, anchors, doc_files, relative_links, slug
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 README_MAX_LINES = 250
-
-# [text](target) or ![alt](target), with an optional "title"; the text may hold brackets one level deep.
-LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-HTML_ANCHOR = re.compile(r"<a\s+(?:name|id)=\"([^\"]+)\"", re.IGNORECASE)
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
-SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-
-
-def doc_files():
-    files = [README, *sorted((ROOT / "docs").glob("*.md")), *sorted(ROOT.glob("roles/*/README.md"))]
-    return [path for path in files if path.is_file()]
-
-
-def prose_lines(path):
-    """(line number, text) of the lines outside fenced code blocks."""
-    fence = None
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        match = FENCE.match(line)
-        if fence is None and match:
-            fence = match.group(1)
-            continue
-        if fence is not None:
-            if line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]):
-                fence = None
-            continue
-        yield number, line
-
-
-def slug(heading):
-    """GitHub's anchor of a heading: the text without markup, lower case, punctuation dropped, spaces as -."""
-    text = re.sub(r"!?\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\([^)]*\)", r"\1", heading)  # a link keeps its text
-    text = re.sub(r"<[^>]+>", "", text)
-    text = text.strip().lower()
-    text = re.sub(r"[^\w\- ]", "", text)
-    return text.replace(" ", "-")
-
-
-def anchors(path):
-    """Every anchor a file offers: its headings' slugs (a repeated one gets -1, -2 ...) and explicit HTML anchors."""
-    found, seen = set(), {}
-    for _, line in prose_lines(path):
-        match = HEADING.match(line)
-        if match:
-            base = slug(match.group(2))
-            count = seen.get(base, 0)
-            seen[base] = count + 1
-            found.add(base if count == 0 else "%s-%d" % (base, count))
-        found.update(HTML_ANCHOR.findall(line))
-    return found
-
-
-def relative_links(path):
-    """(line number, target) of every relative link outside code."""
-    for number, line in prose_lines(path):
-        for match in LINK.finditer(INLINE_CODE.sub("", line)):
-            target = match.group(1)
-            if not SCHEME.match(target) and not target.startswith("//"):
-                yield number, target
 
 
 def broken_links(path, root=ROOT):

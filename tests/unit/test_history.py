@@ -75,8 +75,10 @@ def test_runs_whose_figures_are_defined_differently_are_not_drawn_on_one_line(tm
     results = tmp_path / "results"
     write_run(results, "old", "2026-11-01T00:00:00Z", [100.0])
     write_run(results, "new", "2026-12-03T00:00:00Z", [100.0])
-    path = results / "new" / "h" / "default" / "summary.json"
-    path.write_text(json.dumps(dict(json.loads(path.read_text()), schema_version=2)))
+    for run_id, version in (("old", None), ("new", 2)):
+        path = results / run_id / "h" / "default" / "summary.json"
+        document = {key: value for key, value in json.loads(path.read_text()).items() if key != "schema_version"}
+        path.write_text(json.dumps(dict(document, **({} if version is None else {"schema_version": version}))))
     built = history.load_history(str(results))
     assert [[point.run_id for point in line.points] for line in built.series] == [["old"], ["new"]]
     configs = {line.points[0].run_id: line.configuration for line in built.series}

@@ -5,14 +5,15 @@ import math
 
 import pytest
 from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.pid_file import pid_files_in
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import (
     components,
     exposition,
-    host_load,
     internals,
     requests,
 )
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.host_load import Process, Sample
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import views as shared_views
 
 SCRAPE = r"""# HELP scheduler_schedule_attempts_total Number of attempts.
 # TYPE scheduler_schedule_attempts_total counter
@@ -69,9 +70,9 @@ def test_the_views_of_two_scrapes():
     before, after = exposition.parse(SCRAPE), _scaled(SCRAPE, 3)
     views = [{"key": "attempts", "view": "counts", "metric": "scheduler_schedule_attempts_total", "label": "result"},
              {"key": "weird", "view": "total", "metric": "weird_total"},
-             {"key": "bind", "view": "histogram", "metric": "d_seconds", "unit_ms": internals.SECONDS,
+             {"key": "bind", "view": "histogram", "metric": "d_seconds", "unit_ms": shared_views.SECONDS,
               "where": {"ep": "Bind"}},
-             {"key": "points", "view": "busiest", "metric": "d_seconds", "label": "ep", "unit_ms": internals.SECONDS}]
+             {"key": "points", "view": "busiest", "metric": "d_seconds", "label": "ep", "unit_ms": shared_views.SECONDS}]
     found = internals.figures(before, after, views)
     assert found["attempts"] == {"scheduled": 20, "unschedulable": 4}
     assert found["weird"] == 3000
@@ -87,7 +88,7 @@ def test_the_views_of_two_scrapes():
 def test_a_process_without_a_scrape_or_with_a_failed_one_is_unread_with_the_reason():
     good = {"scrape": exposition.parse(SCRAPE), "error": None, "bytes": 10, "seconds": 0.1}
     failed = {"scrape": {}, "error": "http://127.0.0.1:1/metrics: refused", "bytes": 0, "seconds": 0.0}
-    specs = {"kube-scheduler": internals.KUBE_SCHEDULER, "etcd": internals.CONTROL_PLANE["etcd"],
+    specs = {"kube-scheduler": shared_views.KUBE_SCHEDULER, "etcd": internals.CONTROL_PLANE["etcd"],
              "kube-apiserver": internals.CONTROL_PLANE["kube-apiserver"]}
     found = internals.summarize({"kube-scheduler": good, "etcd": good}, {"kube-scheduler": good, "etcd": failed},
                                 specs, 2.5)
@@ -168,7 +169,7 @@ def test_cost_per_pod_per_component_from_two_samples(tmp_path):
                                     Process(13, 1, "kube-scheduler", 5, 0, 5), Process(50, 1, "python3", 7, 3, 5)])
     end = _sample(2.0, 300, 800, [Process(11, 1, "etcd", 30, 0, 5), Process(12, 1, "kube-apiserver", 150, 0, 5),
                                   Process(13, 1, "kube-scheduler", 25, 0, 9), Process(50, 1, "python3", 17, 13, 5)])
-    pid_files = host_load.pid_files_in([str(run)])
+    pid_files = pid_files_in([str(run)])
     roles = components.roles([path for path in pid_files if "scheduler" not in path], [str(run / "kube-scheduler.pid")],
                              [], end.processes, 50)
     assert roles == {11: "etcd", 12: "kube-apiserver", 13: "scheduler", 50: "load generator"}

@@ -549,7 +549,7 @@ def test_report_playbook_explains_an_unknown_compare_to(tmp_path):
 
 
 def test_capacity_and_efficiency_are_shown_and_a_difference_is_noted(tmp_path):
-    from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import capacity as sched_capacity
+    from ansible_collections.kube_sched_bench.core.plugins.module_utils.cluster import capacity as sched_capacity
     seed = dict(nodes=100, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=1000, pods_per_job=3,
                 pod_cpu="1", pod_memory="200Mi", pod_duration=30.0, queue_quota="seed")
     run_dir = tmp_path / "r"
@@ -578,7 +578,7 @@ def test_capacity_and_efficiency_are_shown_and_a_difference_is_noted(tmp_path):
 
 
 def test_no_capacity_note_when_every_scheduler_had_the_same(tmp_path):
-    from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import capacity as sched_capacity
+    from ansible_collections.kube_sched_bench.core.plugins.module_utils.cluster import capacity as sched_capacity
     work = dict(nodes=10, node_cpu="4", node_memory="16Gi", node_pods=110, jobs=30, pods_per_job=3,
                 pod_cpu="1", pod_memory="200Mi", pod_duration=30.0, queue_quota="cluster")
     run_dir = tmp_path / "r"

@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 import summary_samples
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import results as sched_results
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import summary as sched_summary
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import schema as sched_summary
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import records
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as sched_scenarios
 from result_checks import (

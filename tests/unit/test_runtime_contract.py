@@ -1,10 +1,12 @@
-"""The runtime contract: every runtime implements start, stop and remove (playbooks/tasks/runtimes/<runtime>/), its
-start returns the one cluster record and checks it, and the playbook that runs a scheduler tells no runtime apart."""
+"""The runtime contract: every runtime has a descriptor (module_utils/runtimes/) and implements start, stop and remove
+and the optional entry points its descriptor names (playbooks/tasks/runtimes/<runtime>/), its start returns the one
+cluster record and checks it, and the playbook that runs a scheduler tells no runtime apart."""
 import os
 import re
 
 import pytest
 import yaml
+from ansible_collections.kube_sched_bench.core.plugins.module_utils import runtimes
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.cluster import record
 
@@ -17,14 +19,51 @@ def _tasks(runtime, entry):
         return yaml.safe_load(handle)
 
 
-def test_every_runtime_implements_the_same_entry_points():
-    assert set(record.RUNTIMES) == set(rules.RUNTIMES)
-    assert sorted(os.listdir(RUNTIMES_DIR)) == sorted(record.RUNTIMES)
-    for runtime in record.RUNTIMES:
-        assert sorted(os.listdir(os.path.join(RUNTIMES_DIR, runtime))) == sorted(e + ".yml" for e in record.ENTRY_POINTS)
+def test_every_runtime_implements_its_entry_points():
+    assert rules.RUNTIMES == runtimes.NAMES
+    assert sorted(os.listdir(RUNTIMES_DIR)) == sorted(runtimes.NAMES)
+    for runtime in runtimes.NAMES:
+        entries = runtimes.ENTRY_POINTS + runtimes.get(runtime)["entries"]
+        assert sorted(os.listdir(os.path.join(RUNTIMES_DIR, runtime))) == sorted(e + ".yml" for e in entries)
 
 
-@pytest.mark.parametrize("runtime", record.RUNTIMES)
+@pytest.mark.parametrize("runtime", runtimes.NAMES)
+def test_every_descriptor_is_whole(runtime):
+    assert runtimes.problems(runtimes.get(runtime)) == []
+
+
+def test_a_descriptor_is_checked():
+    broken = dict(runtimes.get(runtimes.NAMES[0]), entries=("warm",), holds_backlog="yes", disk={"etcd": "tmp"},
+                  colour="red")
+    del broken["guard_defaults"]
+    name = broken["name"]
+    assert runtimes.problems(broken) == [
+        "runtime %s: the descriptor has no guard_defaults" % name,
+        "runtime %s: the descriptor key colour is unknown" % name,
+        "runtime %s: entry point warm is unknown (use %s)" % (name, ", ".join(runtimes.OPTIONAL_ENTRY_POINTS)),
+        "runtime %s: holds_backlog is not true or false" % name,
+        "runtime %s: disk path tmp is unknown (use workspace, cache_dir, docker_root)" % name]
+    with pytest.raises(ValueError, match="no runtime capability"):
+        runtimes.has(name, "holds_backlogs")
+
+
+@pytest.mark.parametrize("entry", runtimes.OPTIONAL_ENTRY_POINTS)
+def test_an_optional_entry_point_is_included_where_the_descriptor_says(entry):
+    """Each optional entry point is included by runtime, when the descriptor names it, and by nothing else."""
+    texts = {}
+    for folder, _, files in os.walk(ROOT):
+        if any(part in folder for part in (".git", ".venv", "results", "tests")):
+            continue
+        for name in files:
+            if name.endswith(".yml"):
+                with open(os.path.join(folder, name), encoding="utf-8") as handle:
+                    texts[os.path.relpath(os.path.join(folder, name), ROOT)] = handle.read()
+    includes = [path for path, text in texts.items() if "runtimes/{{ bench_runtime }}/%s.yml" % entry in text]
+    assert len(includes) == 1, includes
+    assert "bench_runtime | runtime_has('%s')" % entry in texts[includes[0]]
+
+
+@pytest.mark.parametrize("runtime", runtimes.NAMES)
 def test_start_returns_the_record_and_checks_it(runtime):
     tasks = _tasks(runtime, "start")
     described = [task for task in tasks if "bench_cluster" in (task.get("ansible.builtin.set_fact") or {})]
@@ -43,7 +82,7 @@ def test_the_scheduler_run_dispatches_by_runtime_and_never_compares_it():
     with open(os.path.join(ROOT, "playbooks", "tasks", "run-scheduler.yml"), encoding="utf-8") as handle:
         text = handle.read()
     assert not re.search(r"bench_runtime\s*(==|!=|in\b)", text)
-    for entry in record.ENTRY_POINTS:
+    for entry in runtimes.ENTRY_POINTS:
         assert "runtimes/{{ bench_runtime }}/%s.yml" % entry in text
 
 
@@ -62,7 +101,7 @@ def test_a_record_is_checked():
 def test_the_architecture_documents_the_record():
     with open(os.path.join(ROOT, "docs", "architecture.md"), encoding="utf-8") as handle:
         text = handle.read()
-    section = text.split("## The runtime contract", 1)[1].split("\n## ", 1)[0]
+    section = text.split("## The runtime contract", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
     documented = re.findall(r"^\| `([a-z_]+)` \|", section, re.M)
     assert documented == list(record.RECORD)
 
@@ -90,3 +129,14 @@ def test_each_runtime_renders_the_api_servers_shared_flags(template):
         text = handle.read()
     assert "'kube-apiserver' | component_flags(" in text
     assert "audit-log-maxsize" not in text
+
+
+def test_the_architecture_documents_the_descriptor_and_its_entry_points():
+    with open(os.path.join(ROOT, "docs", "architecture.md"), encoding="utf-8") as handle:
+        text = handle.read()
+    section = text.split("### The runtime descriptor", 1)[1].split("\n### ", 1)[0]
+    keys, entries = section.split("| entry |", 1)
+    documented = [key for cell in re.findall(r"^\| (`[a-z_]+`(?:, `[a-z_]+`)*) \|", keys, re.M)
+                  for key in re.findall(r"`([a-z_]+)`", cell)]
+    assert documented == [key for key in runtimes.KEYS if key != "name"]
+    assert re.findall(r"^\| `([a-z_]+)` \|", entries, re.M) == list(runtimes.OPTIONAL_ENTRY_POINTS)

@@ -1,7 +1,8 @@
-"""Capacity, makespan bound and efficiency (module_utils/loadtest/capacity.py), on hand-computed cases."""
+"""Capacity, makespan bound and efficiency (module_utils/cluster/capacity.py), on hand-computed cases."""
 import pytest
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.cluster import capacity as c
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import capacity as c
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import knob_checks
 
 # The seed's workload: 100 nodes of 32 CPU / 256Gi / 110 pods, 1000 jobs of 3 pods of 1 CPU / 200Mi, 30 s.
 SEED = dict(nodes=100, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=1000, pods_per_job=3, pod_cpu="1",
@@ -27,7 +28,7 @@ def test_format_memory_uses_the_largest_exact_suffix(size, text):
 
 
 def test_every_pod_fits_at_once_so_capacity_bounds_nothing():
-    for scheduler in rules.SCHEDULERS:
+    for scheduler in knob_checks.SCHEDULERS:
         bound = c.makespan_bound(SEED, scheduler)
         assert bound["waves"] == 1 and bound["seconds"] == 0.0, scheduler
         assert c.capacity_summary(SEED, scheduler, 57.1)["efficiency"] is None

@@ -9,7 +9,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import capacity
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.cluster import capacity
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as sched_scenarios
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.actions import direct_run as bench_direct_run
 

@@ -3,7 +3,7 @@ import pytest
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import workloads as w
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as sched_scenarios
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import coscheduling, volcano
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import coscheduling, knob_checks, volcano
 
 WORK = dict(nodes=3, node_cpu="32", node_memory="256Gi", node_pods=110, jobs=2, pods_per_job=3, pod_cpu="1",
             pod_memory="200Mi", pod_duration=30.0, wait_for="bound", timeout=60.0, submit_concurrency=4,
@@ -112,7 +112,7 @@ def pod_spec(body):
     return body["spec"]["tasks"][0]["template"]
 
 
-@pytest.mark.parametrize("scheduler", rules.SCHEDULERS)
+@pytest.mark.parametrize("scheduler", knob_checks.SCHEDULERS)
 def test_every_workload_tolerates_kwok_and_asks_for_resources(scheduler):
     objects = w.workload(7, target(scheduler), work())
     api, body = objects[-1]
@@ -170,7 +170,7 @@ def pods_of(objects):
     return [body for api, body in objects if api == "pod"]
 
 
-@pytest.mark.parametrize("scheduler", rules.DIRECT_POD_SCHEDULERS)
+@pytest.mark.parametrize("scheduler", knob_checks.DIRECT_POD_SCHEDULERS)
 def test_direct_pods_carry_their_jobs_template_and_no_job(scheduler):
     """The same pod template as the job's, named after the job, labelled with it, and no Job object at all."""
     objects = direct(scheduler)
@@ -223,7 +223,7 @@ def test_direct_volcano_pods_follow_the_pod_group_the_load_test_makes():
 
 
 def test_kueue_takes_no_direct_pods():
-    assert rules.DIRECT_POD_SCHEDULERS == ("default", "volcano", "yunikorn", "coscheduling")
+    assert knob_checks.DIRECT_POD_SCHEDULERS == ("default", "volcano", "yunikorn", "coscheduling")
     with pytest.raises(ValueError, match="workload.pod_creation=direct is not supported by kueue"):
         direct("kueue")
 

@@ -2,6 +2,7 @@
 its placeholder pods left out of the measurements. Answers computed by hand."""
 import json
 
+from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import client as sched_client
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import workloads as w
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import audit as m
@@ -106,5 +107,5 @@ def test_placeholders_are_no_pods_of_a_job_in_the_watch():
                  "spec": {}, "status": {"phase": "Pending"}})
     assert tuple(watch.counts()) == (1, 0, 0)
     assert [row["pod"] for row in watch.records()] == ["g-00000-x"]
-    assert w.is_placeholder({"annotations": {"yunikorn.apache.org/placeholder": "true"}})
-    assert not w.is_placeholder({"annotations": {"yunikorn.apache.org/task-group-name": "gang"}})
+    assert schedulers.is_placeholder({"annotations": {"yunikorn.apache.org/placeholder": "true"}})
+    assert not schedulers.is_placeholder({"annotations": {"yunikorn.apache.org/task-group-name": "gang"}})

@@ -7,9 +7,10 @@ import scheduler_descriptors as plugin
 import yaml
 from ansible.errors import AnsibleFilterError
 from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.cluster import capacity as sched_capacity
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules as sched_rules
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import capacity as sched_capacity
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import workloads as sched_workloads
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import knob_checks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TASKS = os.path.join(ROOT, "roles", "scheduler", "tasks")
@@ -37,25 +38,25 @@ def test_a_broken_descriptor_is_named_with_what_is_wrong():
 @pytest.mark.parametrize("name", schedulers.NAMES)
 def test_each_runtime_a_descriptor_names_has_its_task_file(name):
     for runtime in schedulers.get(name)["runtimes"]:
-        assert os.path.exists(os.path.join(TASKS, "%s-%s.yml" % (runtime, name))), (runtime, name)
+        assert os.path.exists(os.path.join(TASKS, name, "%s.yml" % runtime)), (runtime, name)
 
 
 def test_no_task_file_deploys_a_scheduler_without_a_descriptor():
+    """A scheduler's folder, roles/scheduler/tasks/<name>/, deploys it on a runtime with <runtime>.yml; its other
+    files are its own steps (kueue/init.yml)."""
     deployed = set()
-    for entry in os.listdir(TASKS):
-        runtime, _, rest = os.path.splitext(entry)[0].partition("-")
-        if runtime in sched_rules.RUNTIMES:
-            deployed.add((runtime, rest))
+    for name in os.listdir(TASKS):
+        if os.path.isdir(os.path.join(TASKS, name)):
+            deployed |= {(os.path.splitext(entry)[0], name) for entry in os.listdir(os.path.join(TASKS, name))
+                         if os.path.splitext(entry)[0] in sched_rules.RUNTIMES}
     declared = {(runtime, name) for name in schedulers.NAMES for runtime in schedulers.get(name)["runtimes"]}
-    # kind-apply, kind-ready, ...: the kind runtime's shared steps, named after what they do.
-    shared = {("kind", step) for step in ("apply", "manifests", "metrics", "ready", "release")}
-    assert deployed - shared == declared
+    assert deployed == declared
 
 
 def test_the_rules_and_the_capacity_model_read_the_descriptors():
-    assert sched_rules.SCHEDULERS == ("default", "kueue", "volcano", "yunikorn", "coscheduling")
-    assert sched_rules.RUNTIME_SCHEDULERS["external"] == ("default",)
-    assert sched_rules.NO_DIRECT_PODS == {"kueue": schedulers.get("kueue")["direct_pods"]}
+    assert knob_checks.SCHEDULERS == ("default", "kueue", "volcano", "yunikorn", "coscheduling")
+    assert knob_checks.RUNTIME_SCHEDULERS["external"] == ("default",)
+    assert knob_checks.NO_DIRECT_PODS == {"kueue": schedulers.get("kueue")["direct_pods"]}
     assert sched_capacity.QUEUE_SCHEDULERS == ("kueue", "volcano", "yunikorn")
     assert sched_capacity.WHOLE_JOB_SCHEDULERS == ("kueue", "volcano", "coscheduling")
     assert sched_capacity.ADMITTING_SCHEDULERS == ("kueue", "volcano")

@@ -2,8 +2,9 @@
 BUDGET (issue 30: 3), so that adding a scheduler stays its descriptor plus its own task files.
 
 A scheduler's own files are its descriptor, module_utils/schedulers/<name>.py, and every file named after it:
-<name>.<ext>, <name>-<what> or <name>_<what>, or <runtime>-<name>.<ext> (roles/scheduler/tasks/binary-kueue.yml,
-roles/scheduler/templates/volcano-processes.yaml.j2, roles/scheduler/templates/yunikorn-configs.yaml.j2).
+<name>.<ext>, <name>-<what> or <name>_<what>, or <runtime>-<name>.<ext>, and every task file of a folder named after it
+(roles/scheduler/tasks/kueue/binary.yml, roles/scheduler/templates/volcano-processes.yaml.j2,
+roles/scheduler/templates/yunikorn-configs.yaml.j2).
 docs/adding-a-scheduler.md lists the files that remain: the descriptors' registry and the workload builders."""
 import os
 import re
@@ -18,7 +19,7 @@ COUNTED = [name for name in schedulers.NAMES if name != "default"]
 
 
 def own_file(name, path):
-    return bool(re.search(r"(^|/)([a-z]+-)?%s[-_.][^/]*$" % re.escape(name), path))
+    return bool(re.search(r"(^|/)(([a-z]+-)?%s[-_.][^/]*|tasks/%s/[^/]*)$" % (re.escape(name), re.escape(name)), path))
 
 
 def elsewhere(name, root=ROOT):
@@ -38,8 +39,8 @@ def test_files_naming_each_scheduler_stay_within_budget():
 
 
 def test_a_schedulers_own_files_are_recognised():
-    assert own_file("kueue", "roles/scheduler/tasks/binary-kueue.yml")
-    assert own_file("kueue", "roles/scheduler/tasks/kueue-init.yml")
+    assert own_file("kueue", "roles/scheduler/tasks/kueue/binary.yml")
+    assert own_file("kueue", "roles/scheduler/tasks/kueue/init.yml")
     assert own_file("volcano", "roles/scheduler/templates/volcano-processes.yaml.j2")
     assert own_file("yunikorn", "module_utils/schedulers/yunikorn.py")
     assert own_file("yunikorn", "filter_plugins/yunikorn_queues.py")
@@ -51,7 +52,7 @@ def test_a_schedulers_own_files_are_recognised():
 def test_a_scheduler_named_in_a_shared_file_is_counted(tmp_path):
     files = {
         "module_utils/schedulers/kueue.py": "name = 'kueue'",
-        "roles/scheduler/tasks/binary-kueue.yml": "# Kueue's manager",
+        "roles/scheduler/tasks/kueue/binary.yml": "# Kueue's manager",
         "module_utils/sched_shared.py": "# admits like Kueue does",
         "docs/kueue-notes.txt": "Kueue",
         "README.md": "Kueue",

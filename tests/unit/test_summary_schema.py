@@ -1,5 +1,5 @@
 """summary.json's schema (schemas/summary.schema.json) and its definitions (docs/metrics.md) against what the load
-test builds (module_utils/result/summary.py, on the hand-made runs of summary_samples.py)."""
+test builds (module_utils/loadtest/summary.py, on the hand-made runs of summary_samples.py)."""
 import copy
 import os
 import re
@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 import summary_samples
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import rules as sched_rules
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import summary as sched_summary
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import schema as sched_summary
 from result_checks import ROOT, SCHEMA, key_paths, summary_problems
 
 METRICS_DOC = os.path.join(ROOT, "docs", "metrics.md")

@@ -13,7 +13,7 @@ import os
 import re
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.host import guard
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import host_load
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.pid_file import pid_files_in
 
 # What Go and etcd write when a write finds the disk full (ENOSPC), and etcd when its quota is reached.
 NO_SPACE = re.compile(r"no space left on device|database space exceeded|ENOSPC", re.IGNORECASE)
@@ -90,7 +90,7 @@ def dead_components(pid_dir, alive=None):
     """{name: pid} of the components whose pid file is in ``pid_dir`` but whose process is gone."""
     alive = alive or guard.alive
     dead = {}
-    for path in host_load.pid_files_in([pid_dir]):
+    for path in pid_files_in([pid_dir]):
         pid = guard.read_pid(path)
         if pid is not None and not alive(pid):
             dead[os.path.basename(path)[:-len(".pid")]] = pid

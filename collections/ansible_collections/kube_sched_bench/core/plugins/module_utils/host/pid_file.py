@@ -16,3 +16,14 @@ def remove_pid_file(path):
         os.unlink(path)
     except FileNotFoundError:
         pass
+
+
+def pid_files_in(directories):
+    """The *.pid files of the directories, in name order (a missing directory has none)."""
+    paths = []
+    for directory in directories:
+        try:
+            paths += [os.path.join(directory, name) for name in sorted(os.listdir(directory)) if name.endswith(".pid")]
+        except OSError:
+            continue
+    return paths

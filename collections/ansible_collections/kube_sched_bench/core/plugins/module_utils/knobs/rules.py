@@ -10,7 +10,6 @@ No I/O here.
 """
 from __future__ import annotations
 
-from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as descriptors
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.quantities import (
     format_cpu,
     format_memory,
@@ -20,19 +19,12 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.quanti
 )
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.table import BOOLEANS, BY_NAME, KNOBS, names
 
-# The schedulers with a descriptor (module_utils/schedulers/).
-SCHEDULERS = descriptors.NAMES
 RUNTIMES = BY_NAME["runtime"].rule
 WAIT_FOR = BY_NAME["wait_for"].rule
 # bench_pod_creation: who creates a job's pods, its controller (the job controller, or the scheduler's own for its
 # job kind) or the load test itself, as the upstream scheduler benchmark does.
 POD_CREATIONS = BY_NAME["pod_creation"].rule
 JOB_CONTROLLER, DIRECT = POD_CREATIONS
-# The schedulers that cannot take pods the load test creates itself, and why (their descriptors' direct_pods).
-NO_DIRECT_PODS = {name: descriptors.get(name)["direct_pods"] for name in descriptors.with_key("direct_pods")}
-DIRECT_POD_SCHEDULERS = tuple(name for name in SCHEDULERS if name not in NO_DIRECT_PODS)
-# The schedulers each runtime can deploy (roles/scheduler/tasks/<runtime>-<scheduler>.yml).
-RUNTIME_SCHEDULERS = {runtime: descriptors.on_runtime(runtime) for runtime in RUNTIMES}
 
 # Kinds of rule: (Python type of the value, what is allowed, as the second half of a sentence).
 COUNT = (int, "use a whole number of at least 1")
@@ -74,7 +66,8 @@ def boolean(value):
     return BOOLEANS[value.lower() if isinstance(value, str) else value]
 
 
-def _number(value, kind):
+def as_number(value, kind):
+    """``value`` as ``kind`` (int or float); ValueError for a switch, or a fraction where a whole number is asked."""
     if isinstance(value, bool):
         raise ValueError
     if kind is int:
@@ -98,7 +91,7 @@ def rule_problem(rule, value):
         elif rule is QUANTITY:
             ok = parse_quantity(value) > 0
         else:
-            number = _number(value, kind)
+            number = as_number(value, kind)
             ok = number > 0 if rule is POSITIVE else number >= (1 if rule is COUNT else 0)
             ok = ok and (rule not in (PERCENT, WHOLE_PERCENT) or number <= 100)
     except (KeyError, TypeError, ValueError):
@@ -137,7 +130,7 @@ def problems(values, label="%s", names=None):
     job = ("queue_quota", "nodes", "pods_per_job") + sizes
     if all(name in values and name not in bad for name in job) and not out:
         quota = queue_quota(values["queue_quota"], values)
-        pods = _number(values["pods_per_job"], int)
+        pods = as_number(values["pods_per_job"], int)
         if (parse_quantity(quota["cpu"]) < pods * parse_quantity(values["pod_cpu"])
                 or parse_quantity(quota["memory"]) < pods * parse_quantity(values["pod_memory"])):
             out.append("%s=%s is not allowed: the queues would hold %s CPU and %s memory, less than one job of %d pods "
@@ -145,42 +138,6 @@ def problems(values, label="%s", names=None):
                            label % "queue_quota", values["queue_quota"], quota["cpu"], quota["memory"], pods,
                            values["pod_cpu"], values["pod_memory"]))
     return out
-
-
-# The knobs of kube-scheduler's configuration file (its builds' too), whose defaults are upstream's: the binary
-# runtime writes the file; the cluster's own kube-scheduler of the other runtimes (kind's static pod, configured by
-# flags, or an external cluster's) runs with upstream's values, so only those are allowed where it binds the pods.
-KUBE_SCHEDULER_KNOBS = tuple(knob.name for knob in KNOBS if knob.name.startswith("kube_scheduler_"))
-CONFIGURED_KUBE_SCHEDULER_RUNTIMES = ("binary",)
-# The schedulers whose pods the cluster's own kube-scheduler binds (no pod scheduler name of their own).
-CLUSTER_BOUND = tuple(name for name in SCHEDULERS if descriptors.get(name)["pod_scheduler_name"] is None)
-
-
-def kube_scheduler_problems(values, label="%s"):
-    """One sentence per kube-scheduler knob of ``values`` (unprefixed names, with runtime and schedulers) set away
-    from upstream's value on a runtime whose own kube-scheduler binds some of the schedulers' pods."""
-    runtime, schedulers = values.get("runtime"), values.get("schedulers")
-    if runtime in CONFIGURED_KUBE_SCHEDULER_RUNTIMES or not isinstance(schedulers, (list, tuple)):
-        return []
-    bound = [name for name in schedulers if name in CLUSTER_BOUND]
-    out = []
-    for name in KUBE_SCHEDULER_KNOBS:
-        upstream = BY_NAME[name].default
-        if not bound or name not in values or rule_problem(RULES[name], values[name]) is not None:
-            continue
-        if _number(values[name], int) != upstream:
-            out.append("%s=%s is not supported on the %s runtime with %s: the cluster's own kube-scheduler binds "
-                       "their pods, with upstream's value; leave it at %s" % (
-                           label % name, values[name], runtime, ", ".join(bound), upstream))
-    return out
-
-
-def pod_creation_problems(pod_creation, schedulers, label="%s"):
-    """One sentence per scheduler of ``schedulers`` that cannot take its pods the way ``pod_creation`` makes them."""
-    if pod_creation != DIRECT:
-        return []
-    return ["%s=%s is not supported by %s: %s" % (label % "pod_creation", DIRECT, name, NO_DIRECT_PODS[name])
-            for name in schedulers if name in NO_DIRECT_PODS]
 
 
 def workload_problems(workload):
@@ -206,7 +163,7 @@ def queue_quota(spec, workload=None):
     if spec == "seed":
         return dict(SEED_QUEUE_QUOTA)
     if spec == "cluster":
-        nodes = _number(workload["nodes"], int)
+        nodes = as_number(workload["nodes"], int)
         return {"cpu": format_cpu(nodes * millicores(workload["node_cpu"])),
                 "memory": format_memory(nodes * size_bytes(workload["node_memory"]))}
     return {"cpu": str(spec["cpu"]), "memory": str(spec["memory"])}

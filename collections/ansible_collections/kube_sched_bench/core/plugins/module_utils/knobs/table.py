@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from ansible_collections.kube_sched_bench.core.plugins.module_utils import runtimes
+
 # rule: None (checked elsewhere or not at all), a tuple of allowed strings (a choice), or the name of a kind of
 # rule of sched_rules (count, positive, seconds, quantity, queue_quota, flag, percent, optional_count).
 # allowed: the second half of the sentence for an optional_count. workload: part of the workload description
@@ -45,7 +47,7 @@ KNOBS = (
     _knob("runtime", "str", "binary", RUN, """
         How the cluster under test is provided: binary (the control plane, kwok and the schedulers as local
         processes, no Docker), kind (Docker, kind and a local registry) or external (an existing cluster's
-        kubeconfig).""", rule=("binary", "kind", "external"), see="runtimes-and-schedulers.md"),
+        kubeconfig).""", rule=runtimes.NAMES, see="runtimes-and-schedulers.md"),
     _knob("schedulers", "list", "{{ bench_runtime | runtime_schedulers }}", RUN, """
         Schedulers to benchmark, one after another, each on a fresh cluster: any with a descriptor in
         module_utils/schedulers/ (default, the baseline, and the batch schedulers the docs list). By default every

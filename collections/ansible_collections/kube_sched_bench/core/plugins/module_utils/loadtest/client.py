@@ -12,7 +12,8 @@ import threading
 import time
 from collections import namedtuple
 
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.workloads import CUSTOM_APIS, is_placeholder
+from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as descriptors
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.workloads import CUSTOM_APIS
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.audit import job_of
 from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
@@ -236,7 +237,7 @@ class PodWatch(threading.Thread):
     def _note(self, pod, deleted=False):
         meta = pod.get("metadata") or {}
         name = meta.get("name")
-        if not name or is_placeholder(meta):    # the scheduler's stand-in, not a pod of a job
+        if not name or descriptors.is_placeholder(meta):    # the scheduler's stand-in, not a pod of a job
             return
         now = int(self.clock() * 1_000_000)
         spec = pod.get("spec") or {}

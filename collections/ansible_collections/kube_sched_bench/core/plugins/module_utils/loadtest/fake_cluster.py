@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import queue_quota
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import workloads
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import scenario_objects, workloads
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.client import (
     drain,
     error_text,
@@ -18,7 +18,6 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.cli
     namespace_exists,
     read_json,
 )
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import objects as scenario_objects
 from kubernetes import client as k8s_client
 
 

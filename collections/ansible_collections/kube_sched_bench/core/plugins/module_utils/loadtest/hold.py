@@ -4,8 +4,9 @@ that what is timed from the release is the scheduler's own pace (docs/reading-th
 
 How each scheduler is held is its descriptor's ``hold`` (module_utils/schedulers/): its processes stopped
 (SIGSTOP, continued at the release: the same processes, with the same configuration, as in any other run) or its
-queues set to ``stopPolicy: Hold``. The release is marked by a ConfigMap (RELEASE_MARKER) created in the run's
-namespace just before the hold ends: its creation in the audit log is the release time (sched_metrics.AuditTimes).
+queues set to ``stopPolicy: Hold``. The release is marked by a ConfigMap (objects/builders.py's RELEASE_MARKER)
+created in the run's namespace just before the hold ends: its creation in the audit log is the release time
+(metrics/audit.py's AuditTimes).
 
 The rules come first and are pure; ``Hold`` does the signalling and the patching for sched_load.
 """
@@ -15,6 +16,7 @@ import os
 import signal
 import time
 
+from ansible_collections.kube_sched_bench.core.plugins.module_utils import runtimes
 from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as descriptors
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.guard import owned_pid, process_state, signal_group
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import DIRECT
@@ -22,8 +24,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.table 
 
 OPEN_LOOP, BACKLOG = BY_NAME["arrival"].rule
 # The runtimes where the toolkit runs the scheduler's processes itself, so can hold them.
-HOLD_RUNTIMES = ("binary",)
-RELEASE_MARKER = "sched-bench-release"
+HOLD_RUNTIMES = runtimes.with_capability("holds_backlog")
 
 
 def arrival_problems(arrival, runtime=None, jobs=None, scenario_name=None, label="%s"):

@@ -29,6 +29,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.pro
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.results import Results
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import audit as metrics
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import cost
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.builders import RELEASE_MARKER
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import records as scenario_records
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.expansion import burst, expand
 
@@ -163,7 +164,7 @@ class LoadTest(ClusterSetUp, PodWaits, Results, Observer):
     def release(self):
         """Backlog mode: mark the release (the marker's creation is its time in the audit log), then end the hold."""
         drain(self.core.create_namespaced_config_map(self.p["namespace"], {
-            "metadata": {"name": hold.RELEASE_MARKER, "labels": {workloads.ROLE_LABEL: "release"}}},
+            "metadata": {"name": RELEASE_MARKER, "labels": {workloads.ROLE_LABEL: "release"}}},
             _preload_content=False))
         self.release_us = int(time.time() * 1_000_000)
         self.held_s = time.monotonic() - self.held_since

@@ -16,11 +16,11 @@ import time
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as descriptors
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.atomic import write_atomically
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.pid_file import pid_files_in
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import audit as audit_files
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import (
     components,
     cost,
-    host_load,
     internals,
     requests,
     scrape,
@@ -97,7 +97,7 @@ class Observer:
 
     def _component_cost(self, start, end, bound_pods):
         own_dir = [self.p["own_pid_dir"]] if self.p.get("own_pid_dir") else []
-        pid_files = host_load.pid_files_in(own_dir)
+        pid_files = pid_files_in(own_dir)
         roles = components.roles(pid_files, self.p.get("scheduler_pid_files") or [], self.p.get("own_pids") or [],
                                  end.processes, os.getpid(), self.p.get("scheduler_processes") or [])
         peaks, loadgen_peak = components.peak_rss_kb(roles), cost.own_peak_kb()

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 """The load test's results: what it measured (from the audit log, or from its watch), the host's load, and the
-result files written from them (``Results``, a part of load.LoadTest; the summary itself is result/summary.py)."""
+result files written from them (``Results``, a part of load.LoadTest; the summary itself is summary.py)."""
 from __future__ import annotations
 
 import csv
@@ -9,12 +9,12 @@ import json
 import os
 import time
 
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.cluster import capacity
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.atomic import write_atomically
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import capacity
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import summary as summary_json
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import audit as metrics
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import cost, host_load
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import files as result_files
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import summary as result_summary
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import records as scenario_records
 
 # How long the analysis waits for the audit log to hold what the watch saw (bench_host_guard.LOADTEST_GRACE_S is
@@ -113,7 +113,7 @@ class Results:
             "host_load": (host_load.summarize(self.load_start, load_end, self.p.get("busy_threshold"))
                           if load_end else None),
         }
-        summary, timeline, jobs, pods = result_summary.build(run, measured, submission, outcome)
+        summary, timeline, jobs, pods = summary_json.build(run, measured, submission, outcome)
         # Why it was as fast as it was: the scrapes and samples around the load (observe.py).
         observed_start = time.monotonic()
         summary.update(self.observations(summary["pods_bound"]))

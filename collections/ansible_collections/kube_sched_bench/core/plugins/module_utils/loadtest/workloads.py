@@ -3,9 +3,9 @@
 
 Each scheduler gets the job kind it is benchmarked with, or, with pod_creation "direct", the job's pods themselves
 (and its group) without a Job: its own module's workload forms make them (module_utils/schedulers/<name>.py,
-schedulers.FORMS), on the generic builders (builders.py: the fake nodes, the pod template, the batch Job, the
-names), and this module picks the forms by the target's scheduler. No scheduler's name is written here: a new
-scheduler is its own module. No I/O here.
+schedulers.FORMS), on the generic builders (module_utils/objects/builders.py: the fake nodes, the pod template, the
+batch Job, the names), and this module picks the forms by the target's scheduler. No scheduler's name is written
+here: a new scheduler is its own module. No I/O here.
 """
 from __future__ import annotations
 
@@ -13,14 +13,10 @@ import re
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as descriptors
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.quantities import format_cpu, format_memory
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import (
-    DIRECT,
-    SCHEDULERS,
-    pod_creation_problems,
-    workload_problems,
-)
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import builders
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.builders import (
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import DIRECT, workload_problems
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.hold import arrival_problems
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects import builders
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.builders import (
     BINDING_PROBE_NODE,
     BINDING_PROBE_SCHEDULER,
     DURATION_ANNOTATION,
@@ -42,15 +38,15 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.bui
     priority_class_name,
     tenant_quotas,
 )
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.hold import arrival_problems
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.spec import burst_job, expand
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers.knob_checks import SCHEDULERS, pod_creation_problems
 
 # The public names: this module's, and the builders' that the load test, the calibration and the tests read here.
 __all__ = [
     "BINDING_PROBE_NODE", "BINDING_PROBE_SCHEDULER", "CLUSTER_APIS", "CUSTOM_APIS", "DURATION_ANNOTATION", "JOB_LABEL",
-    "KWOK_NODE_ANNOTATION", "NATIVE_FEATURES", "PLACEHOLDER_ANNOTATIONS", "QUEUES_TO_OPEN", "ROLE_LABEL", "RUN_LABEL",
+    "KWOK_NODE_ANNOTATION", "NATIVE_FEATURES", "QUEUES_TO_OPEN", "ROLE_LABEL", "RUN_LABEL",
     "SCENARIO_NAMESPACED_APIS", "Native", "Target", "binding", "binding_probe_pod", "calibration_job", "cluster_objects",
-    "fake_node", "is_placeholder", "job_name", "job_work", "node_name", "plurals", "pod_name", "priority_class_name",
+    "fake_node", "job_name", "job_work", "node_name", "plurals", "pod_name", "priority_class_name",
     "scenario_features", "scenario_native", "scheduler_queues", "tenant_quotas", "unsupported", "validate", "workload",
 ]
 
@@ -163,17 +159,6 @@ def scenario_native(job, scheduler, work):
                   else _one_queue(scheduler),
                   job["pods_per_job"] if job["gang"] else 1,
                   bool(job["gang"]) and "gang" in features)
-
-
-# The annotations that mark a scheduler's placeholder pods (its stand-ins, no job's pods): descriptors' placeholder_annotations.
-PLACEHOLDER_ANNOTATIONS = tuple(key for descriptor in descriptors.DESCRIPTORS.values()
-                                for key in descriptor.get("placeholder_annotations") or ())
-
-
-def is_placeholder(meta):
-    """Whether pod metadata is a scheduler's placeholder's (its stand-in, not a job's pod)."""
-    annotations = meta.get("annotations") or {}
-    return any(annotations.get(key) == "true" for key in PLACEHOLDER_ANNOTATIONS)
 
 
 def cluster_objects(scenario, jobs, target, capability):

@@ -17,8 +17,7 @@ import os
 import re
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as descriptors
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.hold import RELEASE_MARKER
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.workloads import JOB_LABEL, is_placeholder
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.builders import JOB_LABEL, RELEASE_MARKER
 
 US = 1_000_000
 
@@ -166,7 +165,7 @@ class AuditTimes:
         elif resource == "pods" and not subresource:
             meta = (event.get("responseObject") or {}).get("metadata") or {}
             name = meta.get("name") or ref.get("name")
-            if name and is_placeholder(meta):
+            if name and descriptors.is_placeholder(meta):
                 self.placeholders.add(name)
             elif name:
                 self.pod_created.setdefault(name, when)
@@ -351,7 +350,7 @@ def limiting_stage(rows, makespan_s, submit_window_s, bound_s, pods_made_by="job
     """The stage that bounded the throughput (capacity, submission, pod creation, admission or scheduling).
 
     ``rows`` is the timeline, ``bound_s`` the makespan bound of the scheduler's capacity
-    (module_utils/loadtest/capacity.py); ``pods_made_by`` a key of POD_MAKERS (sched_capacity.pods_made_by): a
+    (module_utils/cluster/capacity.py); ``pods_made_by`` a key of POD_MAKERS (sched_capacity.pods_made_by): a
     scheduler that kept up with the pods as they appeared was paced by what made them appear. Returns {"stage",
     "evidence", "backlog_max", "backlog_mean", "created_per_s", "bound_per_s"}; the stage is None without a
     makespan.

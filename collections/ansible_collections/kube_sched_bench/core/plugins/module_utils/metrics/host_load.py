@@ -14,6 +14,8 @@ import os
 import time
 from collections import namedtuple
 
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.pid_file import pid_files_in
+
 # /proc/stat's first line: user nice system idle iowait irq softirq steal (guest and guest_nice are already in
 # user and nice). Busy is everything but idle and iowait.
 _BUSY_FIELDS = (0, 1, 2, 5, 6, 7)
@@ -88,17 +90,6 @@ def descendants(processes, roots):
             found.add(pid)
             todo.extend(children.get(pid, ()))
     return found
-
-
-def pid_files_in(directories):
-    """The *.pid files of the directories, in name order (a missing directory has none)."""
-    paths = []
-    for directory in directories:
-        try:
-            paths += [os.path.join(directory, name) for name in sorted(os.listdir(directory)) if name.endswith(".pid")]
-        except OSError:
-            continue
-    return paths
 
 
 def pids_of(pid_dirs=(), pid_files=()):

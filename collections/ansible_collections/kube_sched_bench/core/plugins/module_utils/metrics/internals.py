@@ -4,8 +4,8 @@ load test, from the difference of two scrapes of each process (metrics/scrape.py
 once its last pod was bound. Pure functions; docs/metrics.md ("The scheduler's internals") defines each figure.
 
 Which series explain a process is declared with the process: a scheduler's in its descriptor
-(module_utils/schedulers/<name>.py, ``internals``: {process: [view, ...]}), the control plane's here
-(CONTROL_PLANE). A view is a dict:
+(module_utils/schedulers/<name>.py, ``internals``: {process: [view, ...]}, the shared ones in
+module_utils/schedulers/views.py), the control plane's here (CONTROL_PLANE). A view is a dict:
   - {"key", "view": "counts", "metric", "label"}: a counter's increase by the values of one label;
   - {"key", "view": "total", "metric"}: a counter's increase, all series together;
   - {"key", "view": "histogram", "metric", "unit_ms", "where", "exclude"}: a histogram's observations, their sum and
@@ -17,33 +17,13 @@ Which series explain a process is declared with the process: a scheduler's in it
 from __future__ import annotations
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import exposition
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers.views import SECONDS
 
 NO_ENDPOINT = ("no metrics endpoint of it was given to the load test (an external cluster's API server is the only "
                "one it reaches; on kind, the control plane's, kube-scheduler's and those a scheduler's kind tasks "
                "record are read inside the node)")
 QUANTILES = (("p50_ms", 0.5), ("p90_ms", 0.9), ("p99_ms", 0.99))
 ESTIMATE = "histogram_quantile"
-SECONDS, MILLISECONDS, MICROSECONDS = 1000.0, 1.0, 0.001
-
-# A build of kube-scheduler (the default scheduler, a queue's binder, a plugin build): attempts by result, the
-# attempt's duration, and where the time went by extension point and by plugin (upstream samples the plugins'
-# durations, so their counts are a share of the attempts).
-KUBE_SCHEDULER = [
-    {"key": "attempts", "view": "counts", "metric": "scheduler_schedule_attempts_total", "label": "result"},
-    {"key": "attempt_duration", "view": "histogram", "metric": "scheduler_scheduling_attempt_duration_seconds",
-     "unit_ms": SECONDS},
-    {"key": "busiest_extension_points", "view": "busiest", "label": "extension_point", "unit_ms": SECONDS,
-     "metric": "scheduler_framework_extension_point_duration_seconds", "top": 5},
-    {"key": "busiest_plugins", "view": "busiest", "metric": "scheduler_plugin_execution_duration_seconds",
-     "label": "plugin", "unit_ms": SECONDS, "top": 5},
-]
-# A controller-runtime manager (a queueing scheduler's, a plugin build's controller): its reconciles by controller.
-CONTROLLER_RUNTIME = [
-    {"key": "reconciles", "view": "counts", "metric": "controller_runtime_reconcile_total", "label": "controller",
-     "top": 6},
-    {"key": "busiest_controllers", "view": "busiest", "metric": "controller_runtime_reconcile_time_seconds",
-     "label": "controller", "unit_ms": SECONDS, "top": 5},
-]
 
 CONTROL_PLANE = {
     "kube-apiserver": [

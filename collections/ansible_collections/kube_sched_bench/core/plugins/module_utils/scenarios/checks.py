@@ -10,6 +10,7 @@ import os
 import re
 
 import yaml
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.cluster.capacity import pods_per_node
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import (
     COUNT,
     POSITIVE,
@@ -18,7 +19,6 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules 
     problems,
     rule_problem,
 )
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.capacity import pods_per_node
 
 _NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
 MAX_PRIORITY = 1_000_000_000  # the highest value of a user PriorityClass

@@ -15,7 +15,7 @@ US = 1_000_000
 # The thresholds read on the scenario's clock: bench_scenario_scale scales them with it (scaled).
 CLOCK_THRESHOLDS = ("stuck_partial_s", "stall_s", "high_priority_wait_s")
 # The seed's burst: the workload of the bench_* knobs (bench_nodes, bench_jobs, ...) as the load test always ran it,
-# not a file, so that its values live in one place (module_utils/sched_knobs.py); burst() makes it a scenario.
+# not a file, so that its values live in one place (module_utils/knobs/table.py); burst() makes it a scenario.
 BURST = "burst"
 
 

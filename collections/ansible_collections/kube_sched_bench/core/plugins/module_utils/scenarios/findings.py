@@ -14,7 +14,7 @@ def _names(names, most=5):
 
 
 # Each check of a threshold returns (measured, verdict, sentence): the figure it compared with the limit, MET,
-# MISSED or UNCHECKED, and the finding's sentence (None when met). docs/metrics.md#checks.
+# MISSED or UNCHECKED, and the finding's sentence (None when met). docs/scenarios.md#findings.
 MET, MISSED, UNCHECKED, UNSUPPORTED = "met", "missed", "unchecked", "unsupported"
 
 

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
-"""What a scenario measures, from per-job and per-pod records (findings: sched_scenario_findings.py).
+"""What a scenario measures, from per-job and per-pod records (findings: findings.py).
 
-Times are integer microseconds since the epoch, as in module_utils/sched_metrics.py. The records:
+Times are integer microseconds since the epoch, as in module_utils/metrics/audit.py. The records:
 
 - a job: a job of ``sched_scenarios.expand`` (name, tenant, priority, gang, pods_per_job, pod_millicores,
   pod_memory_bytes, pod_duration, arrival_s) with ``created_us`` and ``admitted_us`` (None where the

@@ -1,9 +1,9 @@
 # -*- coding: utf-8 -*-
 """A scenario run's per-job and per-pod records, and what summary.json says of it. No I/O here.
 
-Every run is a scenario's, the seed's burst too (sched_scenarios.burst). The load test (module_utils/sched_load.py)
-measures pods from the audit log's server timestamps or its watch (module_utils/sched_metrics.py); this joins them
-with the scenario's jobs (sched_scenarios.expand), gives sched_scenario_metrics its records, and makes the rows of
+Every run is a scenario's, the seed's burst too (expansion.burst). The load test (module_utils/loadtest/load.py)
+measures pods from the audit log's server timestamps or its watch (module_utils/metrics/audit.py); this joins them
+with the scenario's jobs (expansion.expand), gives metrics.scenario_metrics its records, and makes the rows of
 jobs.csv and pods.csv.
 """
 from __future__ import annotations

@@ -2,19 +2,20 @@
 """The schedulers: one module per scheduler in this package, the one place that says what the toolkit knows of it
 and how its workload is made (docs/adding-a-scheduler.md). Each module holds its descriptor, DESCRIPTOR, a dict of
 data, and its workload forms, functions (FORMS) that build its jobs, pod groups, queues and scenario objects on the
-generic builders (module_utils/loadtest/builders.py), with the api names of the objects they make (API_TABLES). A new
+generic builders (module_utils/objects/builders.py), with the api names of the objects they make (API_TABLES). A new
 scheduler is a new module here, listed in the import below: the load-test module runs on each host, where Ansible
-ships only the module_utils a module imports by name.
+ships only the module_utils a module imports by name. Beside them: views.py, the metric views the descriptors share,
+and knob_checks.py, the checks of the bench_* values that read the descriptors.
 
-Every other part reads them and none branches on a scheduler's name: sched_rules (the scheduler names, what each
-runtime can deploy, who takes bare pods), sched_capacity (queues, whole jobs, admission), the load test's
+Every other part reads them and none branches on a scheduler's name: knob_checks.py (the scheduler names, what each
+runtime can deploy, who takes bare pods), cluster/capacity.py (queues, whole jobs, admission), the load test's
 workloads.py (each scheduler's forms, its pod scheduler name, queues, native features), the version matrix (pins),
 the scheduler_components role (what to build) and the scheduler role (releases, names, the scheduler_queues filter).
 No I/O here.
 """
 from __future__ import annotations
 
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.table import BY_NAME
+from ansible_collections.kube_sched_bench.core.plugins.module_utils import runtimes
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import coscheduling, default, kueue, volcano, yunikorn
 
 # In the order reports and lists show them: the baseline first.
@@ -22,12 +23,12 @@ MODULES = {module.DESCRIPTOR["name"]: module for module in (default, kueue, volc
 DESCRIPTORS = {name: module.DESCRIPTOR for name, module in MODULES.items()}
 NAMES = tuple(DESCRIPTORS)
 
-# bench_runtime's values (module_utils/sched_knobs.py).
-RUNTIMES = BY_NAME["runtime"].rule
+# bench_runtime's values (module_utils/runtimes/).
+RUNTIMES = runtimes.NAMES
 FEATURES = ("gang", "fair_share", "priority")
 # Every key a descriptor has, and what it holds (the check below and docs/adding-a-scheduler.md follow it).
 KEYS = {
-    "name": "its name in bench_schedulers, results/ and the task files <runtime>-<name>.yml",
+    "name": "its name in bench_schedulers, results/ and its task folder roles/scheduler/tasks/<name>/",
     "version": "its version pin (None: the control plane's kube-scheduler)",
     "runtimes": "the runtimes that can deploy it",
     "pod_scheduler_name": "the spec.schedulerName of its pods (None: the default scheduler binds them)",
@@ -90,10 +91,11 @@ def problems(descriptor):
             for runtime in descriptor.get("runtimes", ()) if runtime not in RUNTIMES]
     out += ["scheduler %s: feature %s is unknown (use %s)" % (name, feature, ", ".join(FEATURES))
             for feature in descriptor.get("features", ()) if feature not in FEATURES]
-    if descriptor.get("version") and "binary" in descriptor.get("runtimes", ()) and not descriptor.get("build"):
-        out.append("scheduler %s: the binary runtime needs a build" % name)
-    if descriptor.get("version") and "kind" in descriptor.get("runtimes", ()) and not descriptor.get("release"):
-        out.append("scheduler %s: the kind runtime needs a release" % name)
+    # What a scheduler with a version of its own must describe to run on each of its runtimes (a build, a release).
+    needs = [(runtime, runtimes.get(runtime)["scheduler_needs"]) for runtime in descriptor.get("runtimes", ())
+             if runtime in RUNTIMES]
+    out += ["scheduler %s: the %s runtime needs a %s" % (name, runtime, need)
+            for runtime, need in needs if descriptor.get("version") and need and not descriptor.get(need)]
     return out
 
 
@@ -137,6 +139,18 @@ def gathered(table):
     if all(isinstance(part, dict) for part in parts):
         return {api: where for part in parts for api, where in part.items()}
     return tuple(api for part in parts for api in part)
+
+
+# The annotations that mark a scheduler's placeholder pods (its stand-ins, no job's pods): descriptors'
+# placeholder_annotations.
+PLACEHOLDER_ANNOTATIONS = tuple(key for descriptor in DESCRIPTORS.values()
+                                for key in descriptor.get("placeholder_annotations") or ())
+
+
+def is_placeholder(meta):
+    """Whether pod metadata is a scheduler's placeholder's (its stand-in, not a job's pod)."""
+    annotations = meta.get("annotations") or {}
+    return any(annotations.get(key) == "true" for key in PLACEHOLDER_ANNOTATIONS)
 
 
 def own_version(name):

@@ -8,14 +8,14 @@ label names the group; a scenario gangs a gang job's pods by minMember and gives
 """
 from __future__ import annotations
 
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.builders import (
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.builders import (
     base_pod_template,
     batch_job,
     direct_pods,
     own_labels,
     priority_classes,
 )
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import internals as views
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import views
 
 # The objects of its jobs: api name -> (group, version, plural), namespaced.
 CUSTOM_APIS = {"podgroup": ("scheduling.x-k8s.io", "v1alpha1", "podgroups")}

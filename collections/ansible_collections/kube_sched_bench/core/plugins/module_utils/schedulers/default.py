@@ -8,13 +8,13 @@ gangs and no queues.
 """
 from __future__ import annotations
 
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.builders import (
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.builders import (
     base_pod_template,
     batch_job,
     direct_pods,
     priority_classes,
 )
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import internals as views
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import views
 
 DESCRIPTOR = {
     "name": "default",
@@ -32,7 +32,7 @@ DESCRIPTOR = {
     "direct_pods": "",
     "build": None,
     "release": None,
-    # bench_arrival=backlog (module_utils/sched_hold.py): its process is stopped until the release.
+    # bench_arrival=backlog (module_utils/loadtest/hold.py): its process is stopped until the release.
     "hold": {"processes": ("kube-scheduler",)},
     # The series of its metrics that explain it (metrics/internals.py), by process.
     "internals": {"kube-scheduler": views.KUBE_SCHEDULER},

@@ -9,7 +9,7 @@ them all or nothing: no gang). It takes no pods the load test makes itself (its 
 """
 from __future__ import annotations
 
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.builders import (
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.builders import (
     base_pod_template,
     batch_job,
     priority_class_name,
@@ -17,9 +17,10 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.bui
     tenant_queue_name,
     tenant_quotas,
 )
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import internals as views
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import views
 
-# The scenario's ClusterQueues' cohort, and the flavor of their quotas (the one ResourceFlavor kueue-init.yml makes).
+# The scenario's ClusterQueues' cohort, and the flavor of their quotas (the one ResourceFlavor that
+# roles/scheduler/tasks/kueue/init.yml makes).
 COHORT = "sched-bench"
 FLAVOR = "default"
 # The objects of its scenarios (cluster_objects): api name -> (group, version, plural), cluster-scoped, and
@@ -36,7 +37,7 @@ DESCRIPTOR = {
     "version": "v0.10.1",
     "runtimes": ("binary", "kind"),
     "pod_scheduler_name": None,
-    # The burst's LocalQueue (roles/scheduler/tasks/kueue-init.yml creates it with its ClusterQueue).
+    # The burst's LocalQueue (roles/scheduler/tasks/kueue/init.yml creates it with its ClusterQueue).
     "queue": "default-local-queue",
     "namespace": "kueue-system",
     # It admits whole Jobs by quota but, without waitForPodsReady, does not place them all or nothing: no gang.

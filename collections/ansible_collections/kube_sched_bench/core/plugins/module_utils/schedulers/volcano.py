@@ -14,7 +14,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.quanti
     millicores,
     size_bytes,
 )
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.builders import (
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.builders import (
     base_pod_template,
     direct_pods,
     own_labels,
@@ -22,7 +22,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.bui
     priority_field,
     tenant_queue_name,
 )
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import internals as views
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import views
 
 # The objects of its jobs: api name -> (group, version, plural), namespaced.
 CUSTOM_APIS = {
@@ -42,7 +42,7 @@ DESCRIPTOR = {
     "version": "v1.11.0",
     "runtimes": ("binary", "kind"),
     "pod_scheduler_name": "volcano",
-    # The burst's Queue (roles/scheduler/tasks/volcano-init.yml creates it).
+    # The burst's Queue (roles/scheduler/tasks/volcano/init.yml creates it).
     "queue": "test-queue",
     "namespace": "volcano-system",
     "features": ("gang", "fair_share", "priority"),

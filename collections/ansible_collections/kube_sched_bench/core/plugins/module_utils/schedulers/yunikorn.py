@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import json
 
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.builders import (
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.builders import (
     base_pod_template,
     batch_job,
     direct_pods,
@@ -22,7 +22,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.bui
     tenant_queue_name,
     tenant_quotas,
 )
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import internals as views
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import views
 
 # Its gangs (yunikorn-k8shim v1.6 pkg/common/constants): a pod's task group, the application's task groups (on each
 # pod, the first one seen defines them) and its scheduling parameters; the shim creates a placeholder pod per member,
@@ -48,7 +48,7 @@ DESCRIPTOR = {
     # yunikorn-core v1.6 serves its REST API, health check and pprof on this port of every address, a number it
     # does not let one change (the build binds it to the loopback address: build.source_edits).
     "web_port": 9080,
-    # Its own knob, checked by roles/scheduler/tasks/yunikorn-knobs.yml: entries of its yunikorn-configs ConfigMap
+    # Its own knob, checked by roles/scheduler/tasks/yunikorn/knobs.yml: entries of its yunikorn-configs ConfigMap
     # put over the toolkit's (such as {"service.schedulingInterval": "500ms"}), recorded in env.json.
     "knobs": {"scheduler_yunikorn_configs": "entries of its yunikorn-configs ConfigMap over the toolkit's"},
     "features": ("gang", "fair_share", "priority"),

@@ -5,7 +5,7 @@ and read back from what a scheduler runs with (docs/runtimes-and-schedulers.md#c
 Three places hold them, whichever scheduler has them: a command-line flag taking a Go duration (a period between
 cycles), a key of a ConfigMap's data taking a Go duration (an interval between cycles), and the fields of a
 KubeSchedulerConfiguration (kube-scheduler and its builds). Each scheduler's task files say which one it reads
-(roles/scheduler/tasks/<runtime>-<scheduler>.yml); what is read is recorded as ``cycle`` in ``scheduler_deployed``
+(roles/scheduler/tasks/<scheduler>/<runtime>.yml); what is read is recorded as ``cycle`` in ``scheduler_deployed``
 and env.json. No I/O here.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 """Which metrics endpoints the load test scrapes around the load (its ``metrics_targets``, module_utils/metrics/
 scrape.py): the scheduler's processes', which its deployment records (``scheduler_deployed.metrics``, set by
-roles/scheduler/tasks/<runtime>-<scheduler>.yml), and the control plane's, from the cluster record.
+roles/scheduler/tasks/<scheduler>/<runtime>.yml), and the control plane's, from the cluster record.
 
 A cluster record with the API server's address (``server``), the certificates' directory (``pki``) and the
 components' ports (``ports``: the binary runtime's) gives kube-apiserver, etcd and kube-controller-manager, each

@@ -1,9 +1,9 @@
 # -*- coding: utf-8 -*-
 """Where the load test reads the Go profiles (pprof) of the scheduler and of kube-apiserver
-(``bench_scheduler_cpu_profile_seconds``, roles/loadtest/tasks/profiles-*.yml).
+(``bench_scheduler_cpu_profile_seconds``, roles/loadtest/tasks/profiles.yml).
 
 The scheduler's address comes from its deployment's record (``scheduler_deployed.pprof``, set by
-roles/scheduler/tasks/<runtime>-<scheduler>.yml: the URL of its CPU profile, a CA and a client certificate when it
+roles/scheduler/tasks/<scheduler>/<runtime>.yml: the URL of its CPU profile, a CA and a client certificate when it
 asks for them); the API server's from the cluster record: a runtime whose record names the API server (``server``)
 and a directory of certificates (``pki``) with the cluster CA and the admin client certificate (system:masters, which
 may read /debug/pprof) gets its profiles; any other says why not."""

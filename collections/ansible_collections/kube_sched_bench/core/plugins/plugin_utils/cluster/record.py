@@ -5,9 +5,6 @@ the fetch read. A runtime may add keys of its own (kind's node image, the binary
 have. docs/architecture.md ("The runtime contract") lists the same keys (a unit test compares them)."""
 from __future__ import annotations
 
-RUNTIMES = ("binary", "kind", "external")
-# The entry points each runtime implements, one task file each under playbooks/tasks/runtimes/<runtime>/.
-ENTRY_POINTS = ("start", "stop", "remove")
 RECORD = {
     "runtime": "the runtime that started it: binary, kind or external",
     "name": "the cluster's name on its runtime",

@@ -13,6 +13,7 @@ import sqlite3
 import tempfile
 from datetime import timezone
 
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.result.schema import DATABASE_SCHEMA_VERSION
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.history.load import configuration, configuration_key, describe
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.model import METRICS
 
@@ -40,7 +41,7 @@ CREATE TABLE results (
     host TEXT,
     scheduler TEXT,             -- '' for a host that failed before any scheduler
     host_failed INTEGER,        -- 1 when the host failed (its failed.json)
-    status TEXT,                -- complete, partial, failed, incomplete, unreadable, not run
+    status TEXT,                -- complete, partial, failed, incomplete, newer, unreadable, not run
     reason TEXT,
     repeats INTEGER,
     repeats_complete INTEGER,
@@ -149,6 +150,7 @@ def database_bytes(history):
         connection = sqlite3.connect(path)
         try:
             connection.executescript(SCHEMA)
+            connection.execute("PRAGMA user_version = %d" % DATABASE_SCHEMA_VERSION)
             with connection:
                 fill(connection, history)
             connection.execute("VACUUM")

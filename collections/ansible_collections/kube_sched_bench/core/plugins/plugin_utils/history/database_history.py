@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.result.schema import DATABASE_SCHEMA_VERSION, newer_line
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.history.load import (
     TREND_KEYS,
     Point,
@@ -41,11 +42,36 @@ def _point(row, started):
     return Point(row["run_id"], started, stats, row["repeats_complete"])
 
 
+class NewerDatabase(ValueError):
+    """history.sqlite was written by a newer toolkit: refused whole, never half-read."""
+
+
+def database_version(connection):
+    return connection.execute("PRAGMA user_version").fetchone()[0]
+
+
+def newer_database(path):
+    """The newer-toolkit line of the history.sqlite at ``path``, or None (none there, or one this toolkit reads)."""
+    try:
+        connection = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+        try:
+            version = database_version(connection)
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return None
+    return newer_line(version, DATABASE_SCHEMA_VERSION, "database schema") if version > DATABASE_SCHEMA_VERSION else None
+
+
 def read_history(path, skipped=()):
-    """The History of history.sqlite at ``path`` (without the CSV's rows: index.csv is written from the files)."""
+    """The History of history.sqlite at ``path`` (without the CSV's rows: index.csv is written from the files).
+    Raises NewerDatabase for a database a newer toolkit wrote."""
     connection = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
     connection.row_factory = sqlite3.Row
     try:
+        version = database_version(connection)
+        if version > DATABASE_SCHEMA_VERSION:
+            raise NewerDatabase("%s was %s" % (path, newer_line(version, DATABASE_SCHEMA_VERSION, "database schema")))
         runs = connection.execute("SELECT * FROM runs").fetchall()
         results = connection.execute(
             "SELECT results.*, configurations.description, configurations.document FROM results "

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import summary as result_summary
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import schema as result_schema
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import own_version
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.model import METRIC
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.run import REPORT_SUMMARY, load_run, read_json_file
@@ -116,7 +116,7 @@ def configuration(result):
     return {
         "scenario": summary.get("scenario") or (env.get("knobs") or {}).get("scenario") or "burst",
         "scenario_scale": summary.get("scenario_scale", 1),
-        "schema_version": result_summary.schema_version(summary),
+        "schema_version": result_schema.schema_version(summary),
         "workload": {key: value for key, value in sorted(workload.items()) if key not in NOT_WORKLOAD},
         "versions": {"kubernetes": pins.get("kubernetes"), "scheduler": deployed.get("version") or pins.get(result.name),
                      "components": versions.get("components") or {}},
@@ -183,6 +183,9 @@ def gate_verdict(run_dir):
     A report written before report.json existed: its Markdown's Gate heading."""
     document, _ = read_json_file(os.path.join(run_dir, REPORT_SUMMARY))
     if document is not None:
+        version = document.get("schema_version", 1)
+        if isinstance(version, int) and version > result_schema.REPORT_SCHEMA_VERSION:
+            return "report.json " + result_schema.newer_line(version, result_schema.REPORT_SCHEMA_VERSION)
         gate = document.get("gate")
         if not isinstance(gate, dict):
             return None

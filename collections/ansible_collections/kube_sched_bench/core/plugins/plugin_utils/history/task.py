@@ -10,7 +10,7 @@ import tempfile
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.atomic import differs, write_atomically
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.actions.controller_task import TaskError
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.history.database import DATABASE_FILE, database_bytes
-from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.history.database_history import read_history
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.history.database_history import newer_database, read_history
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.history.load import INDEX_FILES, load_history
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.history.render import render_csv, render_html
 
@@ -56,6 +56,8 @@ def write_history(params, check_mode):
         table: render_csv(history).encode("utf-8"),
     }
     paths = {name: os.path.join(results_dir, name) for name in contents}
+    # A database a newer toolkit wrote is never read: this one is rebuilt from the result files, and says so.
+    replaced = newer_database(paths[DATABASE_FILE])
     changed = [name for name in contents if differs(paths[name], contents[name])]
     if not check_mode:
         try:
@@ -66,4 +68,5 @@ def write_history(params, check_mode):
     return dict(changed=bool(changed), index_html=paths[page], index_csv=paths[table],
                 history_sqlite=paths[DATABASE_FILE], runs=len(history.runs),
                 lines=len(history.series), skipped=["%s: %s" % pair for pair in history.skipped],
+                rebuilt=None if replaced is None else "%s was %s: rebuilt from the result files" % (DATABASE_FILE, replaced),
                 results_bytes=directory_bytes(results_dir))

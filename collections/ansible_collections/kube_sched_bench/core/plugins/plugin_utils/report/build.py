@@ -19,6 +19,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.stat
     RESAMPLES,
     SEED,
 )
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.result.schema import REPORT_SCHEMA_VERSION
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.aggregate import Change, fleet_change, format_change  # noqa: F401 (read as build.<name> by the tests)
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.blocks import (  # noqa: F401 (Cell ... BarChart: the report's vocabulary)
     BarChart,
@@ -178,6 +179,7 @@ def host_sections(run, previous):
 def report_summary(run, previous, gate, checks, refused):
     """What the action returns and report.json holds: the run's outline, the statistics used, the gate's outcome."""
     return {
+        "schema_version": REPORT_SCHEMA_VERSION,
         "run_id": run.run_id,
         "hosts": len(run.hosts),
         "failed_hosts": [host.name for host in run.failed_hosts],

@@ -25,10 +25,10 @@ import math
 import re
 from dataclasses import dataclass
 
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import SCHEDULERS
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.table import BY_NAME
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.host_load import describe_repeats
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.stats import NO_VERDICT, WORSE, compare
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers.knob_checks import SCHEDULERS
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.model import METRIC, METRICS
 
 ANY = "*"
@@ -234,19 +234,23 @@ def _repeats(result, metric):
 
 @dataclass(frozen=True)
 class Refusal:
-    """A result the gate did not judge: it was measured on a busy host (``run``: this run's id, or the earlier
-    run's for a relative threshold)."""
+    """A result the gate did not judge: it was measured on a busy host, or a newer toolkit wrote it (``run``: this
+    run's id, or the earlier run's for a relative threshold)."""
     host: str
     scheduler: str
     run: str
     how_busy: str
     other_cpu_percent: float | None
+    newer: str | None = None        # the newer-toolkit line of its summary.json
 
     def as_dict(self):
         return {"host": self.host, "scheduler": self.scheduler, "run": self.run, "how_busy": self.how_busy,
-                "other_cpu_percent": self.other_cpu_percent, "line": self.line()}
+                "other_cpu_percent": self.other_cpu_percent, "newer": self.newer, "line": self.line()}
 
     def line(self):
+        if self.newer:
+            return ("gate refused: host %s, scheduler %s in run %s was %s; not judged"
+                    % (self.host, self.scheduler, self.run, self.newer))
         return ("gate refused: host %s, scheduler %s was measured on a busy host in run %s, %s; not judged "
                 "(bench_gate_busy=refuse)" % (self.host, self.scheduler, self.run, self.how_busy))
 
@@ -258,6 +262,12 @@ def _judged(gate, run):
     return [(host, scheduler) for host in run.hosts for scheduler in schedulers]
 
 
+def _newer_refusal(result, host, scheduler, run_id):
+    if result is None or result.status != "newer":
+        return None
+    return Refusal(host, scheduler, run_id, "", None, result.reason)
+
+
 def _busy_refusal(result, host, scheduler, run_id):
     if result is None or not result.busy_host:
         return None
@@ -266,17 +276,17 @@ def _busy_refusal(result, host, scheduler, run_id):
 
 
 def refusals(gate, run, previous=None, busy=JUDGE):
-    """With ``busy`` refuse, a Refusal for every result the gate would judge that was measured on a busy host, or
-    whose earlier result was, when one of its thresholds compares with it."""
-    if busy != REFUSE:
-        return []
+    """A Refusal for every result the gate would judge that a newer toolkit wrote and, with ``busy`` refuse, that
+    was measured on a busy host; or whose earlier result was either, when one of its thresholds compares with it."""
+    kinds = (_newer_refusal, _busy_refusal) if busy == REFUSE else (_newer_refusal,)
     found = []
     for host, scheduler in _judged(gate, run):
-        refusal = _busy_refusal(run.result(host, scheduler), host, scheduler, run.run_id)
         relative = any(threshold.relative for thresholds in gate.thresholds(scheduler).values()
                        for threshold in thresholds)
-        if refusal is None and relative and previous is not None:
-            refusal = _busy_refusal(previous.result(host, scheduler), host, scheduler, previous.run_id)
+        judged = [(run, run.run_id)] + ([(previous, previous.run_id)] if relative and previous is not None else [])
+        refusal = next((refused for kind in kinds for which, run_id in judged
+                        for refused in [kind(which.result(host, scheduler), host, scheduler, run_id)]
+                        if refused is not None), None)
         if refusal is not None:
             found.append(refusal)
     return found
@@ -309,6 +319,8 @@ def evaluate(gate, run, previous=None, refused=()):
 def _missing(result, run_id):
     if result is None:
         return "not in run %s" % run_id
+    if result.has_numbers and result.older_schema is not None:
+        return "no value: its summary.json is of schema %d, which has no such figure" % result.older_schema
     if result.has_numbers:
         return "no value: the run did not record this figure"
     return "no value: %s%s" % (result.status, ": " + result.reason if result.reason else "")

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.host_load import over_repeats
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.stats import MIN_SAMPLES_FOR_INTERVAL, bootstrap_interval
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.result.schema import SCHEMA_VERSION, schema_version
 
 NOT_AVAILABLE = "n/a"
 NO_SUMMARY = "no summary.json"
@@ -25,10 +26,10 @@ class Metric:
 METRICS = (
     Metric("pods_bound", "Pods bound", ("pods_bound",), True),
     Metric("makespan_s", "Makespan (s)", ("makespan_s",), False),
-    # The shortest makespan the scheduler's capacity allows divided by its makespan (module_utils/sched_capacity.py).
+    # The shortest makespan the scheduler's capacity allows divided by its makespan (module_utils/cluster/capacity.py).
     Metric("efficiency", "Efficiency (bound / makespan)", ("efficiency",), True),
     Metric("throughput_pods_per_s", "Mean throughput (pods/s)", ("throughput_pods_per_s",), True),
-    # Mean throughput divided by the host's API create ceiling in pods/s (module_utils/sched_calibration.py).
+    # Mean throughput divided by the host's API create ceiling in pods/s (module_utils/loadtest/calibration.py).
     Metric("share_of_host_ceiling", "Share of host ceiling", ("share_of_host_ceiling",), True),
     # Mean throughput divided by the host's API binding ceiling in pods/s: the bindings this host takes.
     Metric("share_of_binding_ceiling", "Share of binding ceiling", ("share_of_binding_ceiling",), True),
@@ -105,6 +106,8 @@ class Sample:
     pod_latency_ms: list = field(default_factory=list)
     # profiles.json, with bench_scheduler_cpu_profile_seconds: "<component>-<cpu|heap>" -> go tool pprof's top functions.
     profiles: dict | None = None
+    # summary.json was written by a newer toolkit (its schema_version): read as nothing, listed as such.
+    newer: bool = False
 
     @property
     def complete(self):
@@ -168,7 +171,7 @@ class SchedulerResult:
 
     @property
     def status(self):
-        """One of complete, partial, failed, incomplete, unreadable, not run."""
+        """One of complete, partial, failed, incomplete, newer, unreadable, not run."""
         if self.failure:
             return "failed"
         complete = len(self.complete_samples)
@@ -178,6 +181,8 @@ class SchedulerResult:
             return "partial"
         if self.measured:
             return "incomplete"
+        if any(sample.newer for sample in self.samples):
+            return "newer"
         if any(sample.problem != NO_SUMMARY for sample in self.samples):
             return "unreadable"
         return "not run"
@@ -193,7 +198,7 @@ class SchedulerResult:
             if self.host_failure:
                 return "host failed at " + describe_failure(self.host_failure)
             return NO_SUMMARY if self.samples else "no results"
-        if status == "unreadable":
+        if status in ("newer", "unreadable"):
             return "; ".join(sample.problem for sample in self.samples if sample.problem != NO_SUMMARY)
         problems = [self._sample_problem(sample) for sample in self.samples if not sample.complete]
         missing = self.repeats - len(self.samples)
@@ -211,6 +216,19 @@ class SchedulerResult:
     @property
     def has_numbers(self):
         return bool(self.complete_samples)
+
+    @property
+    def older_schema(self):
+        """The schema_version of the oldest summary.json the numbers come from, when it is older than this toolkit's
+        (its figures that came later are missing and say so); None when every one is current."""
+        versions = [schema_version(sample.summary) for sample in self.usable_samples]
+        oldest = min(versions, default=SCHEMA_VERSION)
+        return oldest if oldest < SCHEMA_VERSION else None
+
+    def missing_text(self):
+        """What a figure this result lacks shows: n/a, with the schema version an older toolkit wrote it with."""
+        older = self.older_schema
+        return NOT_AVAILABLE if older is None else "%s (schema %d)" % (NOT_AVAILABLE, older)
 
     @property
     def version(self):

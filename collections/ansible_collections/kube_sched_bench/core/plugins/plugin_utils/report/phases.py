@@ -3,7 +3,7 @@
 
 Pure arithmetic, no I/O. callback_plugins/bench_phases.py feeds it the tasks it
 timed, prints ``table_lines`` at the end of the playbook and writes ``summarize``
-to results/<run_id>/phases.json; the report (sched_report.py) shows the same
+to results/<run_id>/phases.json; the report (plugin_utils/report/run.py) shows the same
 rows from that file. Unit-tested in tests/unit/test_bench_phase_clock.py.
 
 A task's phase comes from where it was written: PHASE_RULES, one ordered table,
@@ -44,9 +44,9 @@ PHASE_RULES = (
     (LOAD_TEST, ("*roles/loadtest/*",)),
     (BUILDS, ("*roles/golang/*", "*roles/binary_components/*", "*roles/scheduler_components/*",
               "*roles/scheduler/tasks/build.yml", "*roles/kind/*", "*roles/kubectl/*", "*roles/docker/*",
-              "*roles/registry/*", "*prepare-kind.yml")),
+              "*roles/registry/*", "*runtimes/*/prepare.yml")),
     (SCHEDULER_DEPLOY, ("*roles/scheduler/*",)),
-    (CLUSTER_START, ("*roles/binary_cluster/*", "*roles/kind_cluster/*", "*cluster-kind.yml")),
+    (CLUSTER_START, ("*roles/binary_cluster/*", "*roles/kind_cluster/*")),
     (INPUT_CHECKS, ("*roles/bench/*", "*roles/preflight/*", "*roles/python_env/*", "*playbooks/python.yml",
                     "gather_facts")),
 )

@@ -15,6 +15,7 @@ import os
 import re
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import files as result_files
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.result.schema import version_problem
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.model import (  # noqa: F401 (METRIC, Stat: read as run.METRIC and run.Stat by the tests)
     METRIC,
     NO_SUMMARY,
@@ -103,9 +104,13 @@ def load_sample(directory, repeat):
     env, env_problem = read_json_file(os.path.join(directory, "env.json"))
     if summary is None and problem is None:
         problem = NO_SUMMARY
+    unread = version_problem(summary) if summary is not None else None
+    if unread is not None:
+        # Never read as if current: no figure of it reaches a table, a trend or the gate.
+        summary, problem = None, unread[1]
     text = _read_text(os.path.join(directory, "timeline.csv"))
     sample = Sample(repeat, directory, summary, parse_timeline(text), env, problem or env_problem,
-                    parse_timeline(text, "backlog"))
+                    parse_timeline(text, "backlog"), newer=bool(unread) and unread[0] == "newer")
     sample.profiles, _ = read_json_file(os.path.join(directory, PROFILES_FILE))
     if isinstance((summary or {}).get("scenario_metrics"), dict):
         sample.jobs = parse_jobs(result_files.read_text(directory, "jobs.csv"))

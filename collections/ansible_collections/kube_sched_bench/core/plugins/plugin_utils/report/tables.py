@@ -29,11 +29,14 @@ def with_change(text, change):
     return Cell("%s %s" % (text, format_change(change)), change.tone)
 
 
-def metric_cell(stat, change=None):
+def metric_cell(stat, change=None, result=None):
+    """A figure's cell; one that ``result`` lacks because an older toolkit wrote it names that toolkit's schema."""
+    if stat.median is None and result is not None and result.has_numbers:
+        return Cell(result.missing_text())
     return with_change(format_stat(stat), change)
 
 
-STATUS_TONE = {"complete": None, "partial": "bad", "failed": "bad", "incomplete": "bad",
+STATUS_TONE = {"complete": None, "partial": "bad", "failed": "bad", "incomplete": "bad", "newer": "bad",
                "unreadable": "bad", "not run": "bad"}
 
 
@@ -85,7 +88,7 @@ def host_table(run, host, previous=None):
             return host_change(run, previous, host, scheduler, metric) if previous else None
         name = "%s (%s)" % (scheduler, result.version) if result.version else scheduler
         row = [Cell(name), pods_cell(result, change(METRIC["pods_bound"])), Cell(capacity_text(result.capacity))]
-        row += [metric_cell(result.stat(metric), change(metric)) for metric in METRICS[1:]]
+        row += [metric_cell(result.stat(metric), change(metric), result) for metric in METRICS[1:]]
         row += [Cell((result.throughput_limited_by or {}).get("stage") or NOT_AVAILABLE),
                 Cell(result.timing_source or NOT_AVAILABLE), status_cell(result)]
         rows.append(row)

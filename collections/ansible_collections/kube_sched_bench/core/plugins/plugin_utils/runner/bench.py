@@ -19,6 +19,14 @@ import tempfile
 from dataclasses import dataclass, field
 
 import ansible_runner
+from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.runner.arguments import (  # noqa: F401 (BenchArgumentError: the error run() raises, imported from here)
+    BenchArgumentError,
+    check_inventory,
+    check_playbook,
+    check_private_data_dir,
+    check_values,
+    inventory_source,
+)
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.runner.events import bench_events
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.runner.outcome import Outcome
 
@@ -54,17 +62,18 @@ def runner_env(extra=None):
     return env
 
 
-def _inventory(inventory):
-    """A path relative to the caller's directory, made absolute (the run starts in the project); a host list as is."""
-    return os.path.abspath(inventory) if os.path.exists(inventory) else inventory
-
-
 def run(inventory, extravars=None, on_event=None, playbook="bench.yml", cmdline=None, timeout=None, envvars=None,
         private_data_dir=None):
     """Run ``playbook`` (bench.yml) of the project on ``inventory`` (a path) with ``extravars`` (a dict: the bench_*
     knobs); ``on_event(BenchEvent)`` is called for each play, task, progress line, failure and the recap as they
     happen. ``cmdline``: more ansible-playbook arguments (a string); ``timeout``: seconds before the run is stopped;
-    ``private_data_dir``: where ansible-runner keeps its artifacts (a temporary directory, removed, by default)."""
+    ``private_data_dir``: where ansible-runner keeps its artifacts (a temporary directory, removed, by default).
+    An argument no run can start with raises BenchArgumentError (a ValueError) naming it, before anything starts."""
+    check_values(extravars, on_event, cmdline, timeout, envvars)
+    check_playbook(playbook, PROJECT)
+    check_private_data_dir(private_data_dir)
+    inventory = inventory_source(inventory)
+    check_inventory(inventory, cmdline)
     outcome = Outcome()
 
     def handle(event):
@@ -78,7 +87,7 @@ def run(inventory, extravars=None, on_event=None, playbook="bench.yml", cmdline=
     private = tempfile.mkdtemp(prefix="kube-sched-bench-runner-") if temporary else private_data_dir
     try:
         runner = ansible_runner.run(private_data_dir=private, project_dir=PROJECT, playbook=playbook,
-                                    inventory=_inventory(inventory), extravars=dict(extravars or {}),
+                                    inventory=inventory, extravars=dict(extravars or {}),
                                     cmdline=cmdline, envvars=runner_env(envvars), quiet=True, timeout=timeout,
                                     event_handler=handle)
     finally:

@@ -1,25 +1,14 @@
 # -*- coding: utf-8 -*-
 """summary.json of one load test, from what it measured: every key is defined in docs/metrics.md and described by
-schemas/summary.schema.json (SCHEMA_VERSION). No I/O here: module_utils/sched_load.py measures and writes."""
+schemas/summary.schema.json (result/schema.py's SCHEMA_VERSION). No I/O here: load.py measures and results.py
+writes."""
 from __future__ import annotations
 
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import calibration, capacity, workloads
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.cluster import capacity
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import calibration, workloads
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import audit as metrics
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.result.schema import SCHEMA_VERSION
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import records as scenario_records
-
-# Raised when a key changes meaning or goes; a new key alone keeps it (readers ignore what they do not know).
-SCHEMA_VERSION = 3
-
-
-def schema_version(summary):
-    """The version a summary.json follows: its schema_version; 1 without one (docs/metrics.md#versions)."""
-    return summary.get("schema_version", 1)
-
-
-def schema_file(version):
-    """The file of schemas/ that describes summary.json of ``version``: summary.schema.json for SCHEMA_VERSION,
-    summary.v<N>.schema.json for an older one."""
-    return "summary.schema.json" if version == SCHEMA_VERSION else "summary.v%d.schema.json" % version
 
 
 def build(run, measured, submission, outcome):

@@ -27,6 +27,9 @@ ROLE_LABEL = "sched-bench.io/role"
 DURATION_ANNOTATION = "sched-bench.io/run-duration"
 # The job a pod belongs to when the load test creates the pods itself (bench_pod_creation=direct): no Job owns them.
 JOB_LABEL = "sched-bench.io/job"
+# The ConfigMap that marks the release of a held backlog (loadtest/hold.py): its creation in the audit log is the
+# release time (metrics/audit.py).
+RELEASE_MARKER = "sched-bench-release"
 
 KWOK_TAINT_KEY = "kwok.x-k8s.io/node"
 KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
