@@ -42,6 +42,9 @@ def test_a_stop_midway_cancels_the_queue_and_keeps_what_was_created():
     started = time.monotonic()
     with ThreadPoolExecutor(max_workers=2) as pool, pytest.raises(Stop):
         sched_load.open_loop(pool, jobs, create, note, outcomes)
-    assert time.monotonic() - started < 2
-    assert 5 <= len(outcomes) <= 10
+    elapsed = time.monotonic() - started
+    assert elapsed < 2
+    # The 5 noted, those in flight, and those the 2 workers finished while the loop waited for the CPU (a loaded
+    # host, CI's other session): never the queue's 2,000.
+    assert 5 <= len(outcomes) <= 5 + 2 * (2 + int(elapsed / 0.01))
     assert sorted(job["name"] for job, _ in outcomes) == sorted(created)
