@@ -18,9 +18,14 @@ from ansible.plugins.loader import inventory_loader
 PLUGIN_OF_SUFFIX = {".yml": "yaml", ".yaml": "yaml", ".toml": "toml", ".ini": "ini", "": "ini"}
 
 
+def is_host_list(source):
+    """Ansible's other inventory form: hosts separated by commas ("node1,node2," or "node1,")."""
+    return "," in source and not os.path.exists(source)
+
+
 def shown(source, cwd=None):
     """A source as the user typed it: relative to the working directory when it is inside it."""
-    if "," in source and not os.path.exists(source):
+    if is_host_list(source):
         return source
     relative = os.path.relpath(source, cwd or os.getcwd())
     return source if relative.startswith("..") else relative
@@ -60,7 +65,7 @@ def file_failure(path, loader=None):
 
 def source_failure(source, loader=None):
     """Why the inventory source ``source`` (a path, or a comma-separated host list) gives no inventory, or None."""
-    if "," in source and not os.path.exists(source):
+    if is_host_list(source):
         return None
     if not os.path.exists(source):
         return "does not exist"

@@ -15,6 +15,7 @@ from ansible.inventory.manager import InventoryManager
 from ansible.parsing.dataloader import DataLoader
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.preflight.inventory import (
     inventory_problem,
+    is_host_list,
     limit_problem,
     source_failure,
 )
@@ -26,11 +27,6 @@ class BenchArgumentError(ValueError):
     def __init__(self, argument, message):
         super().__init__("%s: %s" % (argument, message))
         self.argument = argument
-
-
-def is_host_list(inventory):
-    """Ansible's other inventory form: hosts separated by commas ("node1,node2," or "node1,")."""
-    return "," in inventory and not os.path.exists(inventory)
 
 
 def inventory_source(inventory):
