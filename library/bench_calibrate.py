@@ -225,7 +225,7 @@ class ApiProbe:
                              % (self.p["kubeconfig"], self.sc.error_text(exc))) from exc
 
     def namespace_exists(self):
-        return self.sc.namespace_exists(self.core, self.p["namespace"])
+        return self.sc.when_not_busy(lambda: self.sc.namespace_exists(self.core, self.p["namespace"]))
 
     def create_one(self):
         with self.lock:
@@ -300,7 +300,8 @@ class ApiProbe:
         labels = {workloads.ROLE_LABEL: "calibration"}
         if self.p["run_label"]:
             labels[workloads.RUN_LABEL] = self.p["run_label"]
-        self.sc.drain(self.core.create_namespace({"metadata": {"name": name, "labels": labels}}, _preload_content=False))
+        self.sc.when_not_busy(lambda: self.sc.drain(self.core.create_namespace(
+            {"metadata": {"name": name, "labels": labels}}, _preload_content=False)))
         try:
             step = "create its Jobs"
             if self.processes() > 1:  # before any thread of the probes runs
@@ -326,13 +327,22 @@ class ApiProbe:
 
     def delete_namespace(self):
         """Delete the Jobs and the pods at once, so that none is left to weigh on the load test; then the namespace,
-        which the namespace controller removes, empty, in the background."""
-        self.sc.drain(self.batch.delete_collection_namespaced_job(self.p["namespace"], propagation_policy="Background",
-                                                                  _preload_content=False))
+        which the namespace controller removes, empty, in the background. A deletion the loaded server times out
+        is asked again: it goes on from the objects left."""
+        name = self.p["namespace"]
+
+        def again(call):
+            return self.sc.when_not_busy(call, idempotent=True)
+        again(lambda: self.sc.drain(self.batch.delete_collection_namespaced_job(
+            name, propagation_policy="Background", _preload_content=False)))
         # The probe's pods are bound to a node without a kubelet: only a deletion without grace removes them.
-        self.sc.drain(self.core.delete_collection_namespaced_pod(self.p["namespace"], grace_period_seconds=0,
-                                                                 _preload_content=False))
-        self.sc.drain(self.core.delete_namespace(self.p["namespace"], _preload_content=False))
+        again(lambda: self.sc.drain(self.core.delete_collection_namespaced_pod(
+            name, grace_period_seconds=0, _preload_content=False)))
+        try:
+            again(lambda: self.sc.drain(self.core.delete_namespace(name, _preload_content=False)))
+        except self.sc.ApiException as exc:
+            if exc.status not in (404, 409):  # gone, or going: a dropped first request went through
+                raise
 
 
 def refuse_bad_options(module, params):

@@ -99,3 +99,52 @@ def test_a_state_file_gives_the_ports_to_keep(tmp_path):
         state.write_text(broken)
         with pytest.raises(ValueError, match="state.json is not a state file with ports"):
             bench_free_ports.read_ports(str(state))
+
+
+def busy_then(results):
+    """A call that raises the ApiExceptions of ``results`` in turn and returns the first other value."""
+    from kubernetes.client.rest import ApiException
+    calls = []
+
+    def call():
+        calls.append(1)
+        value = results[len(calls) - 1]
+        if isinstance(value, int):
+            raise ApiException(status=value, reason="busy")
+        return value
+    return call, calls
+
+
+def test_a_busy_server_is_asked_again_with_a_growing_pause():
+    call, calls = busy_then([504, 429, "done"])
+    pauses = []
+    assert sched_client.when_not_busy(call, sleep=pauses.append) == "done"
+    assert len(calls) == 3
+    assert pauses == [sched_client.BUSY_PAUSE_S, sched_client.BUSY_PAUSE_S * 2]
+
+
+def test_other_errors_and_the_last_busy_answer_are_raised():
+    from kubernetes.client.rest import ApiException
+    call, calls = busy_then([403, "never"])
+    with pytest.raises(ApiException):
+        sched_client.when_not_busy(call, sleep=lambda _s: None)
+    assert len(calls) == 1
+    call, calls = busy_then([504, 504, "never"])
+    with pytest.raises(ApiException) as raised:
+        sched_client.when_not_busy(call, attempts=2, sleep=lambda _s: None)
+    assert raised.value.status == 504 and len(calls) == 2
+
+
+def test_a_dropped_connection_is_asked_again_only_for_an_idempotent_request():
+    import urllib3
+    calls = []
+
+    def dropped_once():
+        calls.append(1)
+        if len(calls) == 1:
+            raise urllib3.exceptions.ProtocolError("Connection aborted.")
+        return "deleted"
+    assert sched_client.when_not_busy(dropped_once, idempotent=True, sleep=lambda _s: None) == "deleted"
+    calls.clear()
+    with pytest.raises(urllib3.exceptions.ProtocolError):
+        sched_client.when_not_busy(dropped_once, sleep=lambda _s: None)

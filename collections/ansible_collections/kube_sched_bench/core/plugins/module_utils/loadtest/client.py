@@ -12,6 +12,8 @@ import threading
 import time
 from collections import namedtuple
 
+import urllib3
+
 from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as descriptors
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.workloads import CUSTOM_APIS
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.audit import job_of
@@ -150,6 +152,34 @@ def error_text(exc):
 
 def is_status(exc, code):
     return isinstance(exc, ApiException) and exc.status == code
+
+
+# The API server's answers that mean "busy, ask again": too many requests, and its own request timeout (504,
+# "request did not complete within the allotted timeout", which a deletion of many objects on a loaded host meets).
+BUSY_STATUSES = (429, 504)
+BUSY_ATTEMPTS = 4
+BUSY_PAUSE_S = 2.0
+
+
+def is_busy(exc, idempotent):
+    """Whether ``exc`` says the server was busy. A connection it dropped counts too when the request is
+    idempotent (a deletion): asking again cannot do it twice."""
+    if isinstance(exc, ApiException):
+        return exc.status in BUSY_STATUSES
+    return idempotent and isinstance(exc, (urllib3.exceptions.HTTPError, ConnectionError))
+
+
+def when_not_busy(call, idempotent=False, attempts=BUSY_ATTEMPTS, pause=BUSY_PAUSE_S, sleep=time.sleep):
+    """``call()``, asked again (after ``pause``, doubled each time) while the server answers busy; any other
+    error, or busy ``attempts`` times, is raised."""
+    for attempt in range(attempts):
+        try:
+            return call()
+        except Exception as exc:  # noqa: BLE001 - is_busy decides; everything else is raised as it came
+            if not is_busy(exc, idempotent) or attempt == attempts - 1:
+                raise
+            sleep(pause * 2 ** attempt)
+    raise ValueError("when_not_busy needs at least one attempt")
 
 
 # Objects per page of a list: a list of 30,000 pods in one response is a 100 MB body.
