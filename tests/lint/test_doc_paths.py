@@ -106,7 +106,7 @@ def python_file_names(root=ROOT):
 
 def problems_in(named_in, lines, root=ROOT, python_files=None):
     """One line per path of (line number, text) pairs that names nothing, or an anchor that is no heading; and per
-    bare Python file name (`summary.py`) that no folder of the tree holds."""
+    bare Python file name (`load.py`) that no folder of the tree holds."""
     python_files = python_file_names(root) if python_files is None else python_files
     problems = []
     for number, text in lines:

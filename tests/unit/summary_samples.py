@@ -1,7 +1,8 @@
-"""summary.json as the load test builds it (module_utils/loadtest/summary.py), from hand-made records: the seed's burst,
-and a scenario with every section (tenants, gangs, a stall threshold, priorities, a steady window, a preempted pod).
+"""summary.json as the load test builds it (the merge of module_utils/loadtest/measurements/), from hand-made
+records: the seed's burst, and a scenario with every section (tenants, gangs, a stall threshold, priorities, a steady window, a preempted pod).
 Used by the schema and documentation tests; no cluster."""
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import summary as sched_summary
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import measurements
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.measurements.contract import context_of
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import host_load as sched_host_load
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as sched_scenarios
 
@@ -77,25 +78,31 @@ def burst_run():
 
 
 def host_load():
-    """host_load of a 10 s window on 2 CPUs: 2000 ticks, 1500 busy; the benchmark's process 10 used 1000, a `yes`
-    (pid 20) 400."""
+    """The host's samples at the start and the end of a 10 s window on 2 CPUs: 2000 ticks, 1500 busy; the
+    benchmark's process 10 used 1000, a `yes` (pid 20) 400 (busy above 25 %)."""
     def sample(time_s, busy, total, own_ticks, other_ticks):
         processes = {10: sched_host_load.Process(10, 1, "kube-apiserver", own_ticks, 0, 5),
                      20: sched_host_load.Process(20, 1, "yes", other_ticks, 0, 7)}
         return sched_host_load.Sample(time_s, busy, total, 2, 0.5 if time_s == 0 else 1.5, processes, {10})
-    return sched_host_load.summarize(sample(0, 0, 0, 0, 0), sample(10.0, 1500, 2000, 1000, 400), 25.0)
+    return {"begin": sample(0, 0, 0, 0, 0), "end": sample(10.0, 1500, 2000, 1000, 400)}
 
 
 def _build(scenario, jobs, records, created, workload, scheduler_cost=None, ceiling=None):
+    """(summary, timeline, job records, pod records): the registered measurements merged, with the looks a load
+    test would have taken."""
     run = {"scheduler": "default", "run_label": "r1", "namespace": "sched-bench", "scenario": scenario,
-           "workload": dict(workload, **scenario["cluster"]), "jobs": jobs, "ceiling_pods_per_s": ceiling}
+           "workload": dict(workload, **scenario["cluster"]), "jobs": jobs, "ceiling_pods_per_s": ceiling,
+           "busy_threshold": 25.0}
     measured = {"records": records, "job_created": created, "job_admitted": None, "source": "audit"}
     submission = {"submitted": jobs, "window_s": 0.05, "errors": [], "pods_expected": sum(
         job["pods_per_job"] for job in jobs)}
     outcome = {"complete": True, "reason": None, "timed_out": False,
-               "pods_completed": sum(record["completed_us"] is not None for record in records),
                "started_at": "2027-01-15T07:59:58.000000Z", "finished_at": "2027-01-15T08:00:10.000000Z",
                "phases_s": {"setup": 1.0, "submit": 0.05, "wait": 6.5, "analysis": 0.01},
-               "scheduler_cost": scheduler_cost, "loadtest_cost": {"cpu_seconds": 1.0, "peak_rss_mb": 60.0},
-               "audit_log_bytes": 12345, "host_load": host_load()}
-    return sched_summary.build(run, measured, submission, outcome)
+               "audit_log_bytes": 12345}
+    looks = {"host_load": host_load(), "loadtest_cost": {"summary": {"cpu_seconds": 1.0, "peak_rss_mb": 60.0}}}
+    if scheduler_cost is not None:
+        looks["scheduler_cost"] = {"summary": scheduler_cost}
+    context = context_of(run, measured, submission, outcome, looks)
+    summary = measurements.merge(context)
+    return summary, context.timeline, context.jobs, context.pods

@@ -1,5 +1,5 @@
 """summary.json's schema (schemas/summary.schema.json) and its definitions (docs/metrics.md) against what the load
-test builds (module_utils/loadtest/summary.py, on the hand-made runs of summary_samples.py)."""
+test builds (the merge of module_utils/loadtest/measurements/, on the hand-made runs of summary_samples.py)."""
 import copy
 import os
 import re

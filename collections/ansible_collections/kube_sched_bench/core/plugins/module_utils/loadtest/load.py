@@ -12,7 +12,7 @@ import concurrent.futures
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import hold, submitters, workloads
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import hold, measurements, submitters, workloads
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.client import (
     PodWatch,
     RateLimiter,
@@ -23,12 +23,11 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.cli
     error_text,
 )
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.fake_cluster import ClusterSetUp, LoadTestError
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.observe import AFTER, BEFORE, Observer
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.observe import Observer
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.pod_wait import PodWaits
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.progress import ProgressFile
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.results import Results
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import audit as metrics
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import cost
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.builders import RELEASE_MARKER
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import records as scenario_records
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.expansion import burst, expand
@@ -64,8 +63,7 @@ class LoadTest(ClusterSetUp, PodWaits, Results, Observer):
         self.timed_out = False  # the wait for the pods ran out (wait_pods)
         self.scenario_timed_out = False  # ... and that is a finding of the scenario, not a failure (run)
         self.started_at = ""
-        self.cost_start = {}
-        self.load_start = None
+        self.looks = {}  # each measurement's looks around the load test: name -> {moment: what it took}
         self.observed = {}  # Observer's scrapes and samples around the load
         self.phases = {}
         self.progress = ProgressFile(params.get("progress_file"))
@@ -192,8 +190,7 @@ class LoadTest(ClusterSetUp, PodWaits, Results, Observer):
     def _run(self):
         self.started_at = metrics.format_time_us(int(time.time() * 1_000_000))
         deadline = time.monotonic() + self.workload["timeout"]
-        self.cost_start = cost.sample(self.p["scheduler_pid_files"])
-        self.load_start = self.host_load_sample()
+        measurements.take("begin", self, self.looks)
         phase = time.monotonic()
         self.fork_submitters()
         self.create_namespace()
@@ -206,7 +203,7 @@ class LoadTest(ClusterSetUp, PodWaits, Results, Observer):
             self.watch = PodWatch(self.core, self.p["namespace"])
             self.watch.start()
             # Before the hold: a held scheduler's process is stopped and would not answer.
-            self.observe(BEFORE)
+            measurements.take("before_load", self, self.looks)
             if self.backlog:
                 self.hold_scheduler(deadline)
             phase = self._phase("setup", phase)
@@ -224,7 +221,7 @@ class LoadTest(ClusterSetUp, PodWaits, Results, Observer):
         if wait_reason is None:
             wait_reason = self.wait_pods(time.monotonic() + self.workload["timeout"])
             self._phase("wait", phase)
-        self.observe(AFTER)
+        measurements.take("after_load", self, self.looks)
         reason = reason or wait_reason
         # What a scheduler does with a scenario is its result: jobs still waiting at the timeout are a finding.
         self.scenario_timed_out = (scenario_records.timeout_is_finding(self.scenario) and self.timed_out

@@ -1,6 +1,7 @@
 # -*- coding: utf-8 -*-
-"""The load test's results: what it measured (from the audit log, or from its watch), the host's load, and the
-result files written from them (``Results``, a part of load.LoadTest; the summary itself is summary.py)."""
+"""The load test's results: what it measured (from the audit log, or from its watch) and the result files written
+from them (``Results``, a part of load.LoadTest); summary.json is the merge of the registered measurements
+(measurements/)."""
 from __future__ import annotations
 
 import csv
@@ -11,9 +12,10 @@ import time
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.cluster import capacity
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.host.atomic import write_atomically
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import summary as summary_json
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import measurements
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.measurements.contract import context_of
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import audit as metrics
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import cost, host_load
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics import host_load
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import files as result_files
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import records as scenario_records
 
@@ -80,7 +82,7 @@ class Results:
 
     def write_results(self, complete, reason):
         # Before the analysis, which is the load test's own work after the load.
-        load_end = self.host_load_sample() if self.load_start else None
+        measurements.take("end", self, self.looks)
         analysis_start = time.monotonic()
         records, job_times, job_admitted, source, release_us = self.measure()
         backlog, job_held = None, {}
@@ -91,40 +93,28 @@ class Results:
         window = ((self.submit_end_us - self.submit_start_us) / 1_000_000.0
                   if self.submit_end_us and self.submit_start_us else None)
         self.phases["analysis"] = round(time.monotonic() - analysis_start, 3)
-        run = {"scheduler": self.p["scheduler"], "run_label": self.p["run_label"], "namespace": self.p["namespace"],
-               "scenario": self.scenario, "workload": self.workload, "jobs": self.jobs,
-               "ceiling_pods_per_s": self.p.get("ceiling_pods_per_s"),
-               "binding_ceiling_pods_per_s": self.p.get("binding_ceiling_pods_per_s")}
-        measured = {"records": records, "job_created": job_times, "job_admitted": job_admitted, "source": source,
-                    "backlog": backlog, "job_held": job_held}
-        submission = {"submitted": self.submitted, "window_s": window, "errors": self.submit_errors,
-                      "pods_expected": self.pods_total()}
-        outcome = {
-            "complete": complete, "reason": reason, "timed_out": self.timed_out,
-            # pods.csv's completed column: the measured pods the watch saw finish.
-            "pods_completed": sum(1 for record in records if record.get("completed_us") is not None),
-            "started_at": self.started_at, "phases_s": self.phases,
-            "finished_at": metrics.format_time_us(int(time.time() * 1_000_000)),
-            "scheduler_cost": (cost.cost(self.cost_start, cost.sample(self.p["scheduler_pid_files"]))
-                               if self.p["scheduler_pid_files"] else None),
-            "audit_log_bytes": metrics.files_size(metrics.audit_log_files(self.p["audit_log"])
-                                                  if self.p["audit_log"] else []),
-            "loadtest_cost": None,
-            "host_load": (host_load.summarize(self.load_start, load_end, self.p.get("busy_threshold"))
-                          if load_end else None),
-        }
-        summary, timeline, jobs, pods = summary_json.build(run, measured, submission, outcome)
-        # Why it was as fast as it was: the scrapes and samples around the load (observe.py).
-        observed_start = time.monotonic()
-        summary.update(self.observations(summary["pods_bound"]))
-        self.phases["observations"] = round(time.monotonic() - observed_start, 3)
-        pod_rows = scenario_records.scenario_pod_rows(records, jobs)
-        more = {"jobs.csv": _csv_text(scenario_records.JOB_FIELDS, scenario_records.job_rows(jobs, pods)),
+        context = context_of(
+            {"scheduler": self.p["scheduler"], "run_label": self.p["run_label"], "namespace": self.p["namespace"],
+             "scenario": self.scenario, "workload": self.workload, "jobs": self.jobs,
+             "ceiling_pods_per_s": self.p.get("ceiling_pods_per_s"),
+             "binding_ceiling_pods_per_s": self.p.get("binding_ceiling_pods_per_s"),
+             "busy_threshold": self.p.get("busy_threshold")},
+            {"records": records, "job_created": job_times, "job_admitted": job_admitted, "source": source,
+             "backlog": backlog, "job_held": job_held},
+            {"submitted": self.submitted, "window_s": window, "errors": self.submit_errors,
+             "pods_expected": self.pods_total()},
+            {"complete": complete, "reason": reason, "timed_out": self.timed_out, "started_at": self.started_at,
+             "phases_s": self.phases, "finished_at": metrics.format_time_us(int(time.time() * 1_000_000)),
+             "audit_log_bytes": metrics.files_size(metrics.audit_log_files(self.p["audit_log"])
+                                                   if self.p["audit_log"] else [])},
+            self.looks, self)
+        pod_rows = scenario_records.scenario_pod_rows(records, context.jobs)
+        more = {"jobs.csv": _csv_text(scenario_records.JOB_FIELDS, scenario_records.job_rows(context.jobs, context.pods)),
                 "scenario.json": json.dumps(dict(self.scenario, events=events), indent=1, sort_keys=True) + "\n"}
+        pods_csv = _csv_text(scenario_records.SCENARIO_POD_FIELDS, pod_rows)
+        summary = measurements.merge(context)
         self.phases["analysis"] = round(time.monotonic() - analysis_start, 3)
-        summary["loadtest_cost"] = cost.own_cost()
-        return (write_files(self.p["output_dir"], summary, _csv_text(scenario_records.SCENARIO_POD_FIELDS, pod_rows),
-                            timeline, more), summary)
+        return write_files(self.p["output_dir"], summary, pods_csv, context.timeline, more), summary
 
 
 def _csv_text(fields, rows):
