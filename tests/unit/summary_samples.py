@@ -1,5 +1,6 @@
 """summary.json as the load test builds it (the merge of module_utils/loadtest/measurements/), from hand-made
-records: the seed's burst, and a scenario with every section (tenants, gangs, a stall threshold, priorities, a steady window, a preempted pod).
+records: the seed's burst, and a scenario with every section (tenants, gangs, a stall threshold, priorities, a steady
+window, a preempted pod).
 Used by the schema and documentation tests; no cluster."""
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest import measurements
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.measurements.contract import context_of

@@ -13,7 +13,6 @@ import time
 from collections import namedtuple
 
 import urllib3
-
 from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as descriptors
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.workloads import CUSTOM_APIS
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.audit import job_of
