@@ -59,9 +59,15 @@ def held_at(jobs, pods, moment):
     return used, holding
 
 
+def node_sizes(cluster):
+    """Each fake node's (millicores, memory bytes) in order: its pool's, or the one size of all."""
+    pools = cluster.get("pools") or [{"count": cluster["nodes"], "cpu": cluster["node_cpu"], "memory": cluster["node_memory"]}]
+    return [(quantity(pool["cpu"]) * 1000, quantity(pool["memory"])) for pool in pools for _ in range(pool["count"])]
+
+
 def utilization(jobs, pods, cluster, start, end):
-    cpu_total = cluster["nodes"] * quantity(cluster["node_cpu"]) * 1000
-    memory_total = cluster["nodes"] * quantity(cluster["node_memory"])
+    sizes = node_sizes(cluster)
+    cpu_total, memory_total = sum(size[0] for size in sizes), sum(size[1] for size in sizes)
     moments = sorted({start} | {pod["bound"] for pod in pods if pod["bound"] is not None and start <= pod["bound"] <= end})
     peak_cpu = peak_memory = 0
     for moment in moments:

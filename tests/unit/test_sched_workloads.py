@@ -99,7 +99,10 @@ def test_module_documents_every_workload_field_with_its_type(module_name):
 
 
 def test_fake_node_is_kwok_managed_tainted_and_sized():
-    node = w.fake_node("kwok-node-0", target(), work())
+    (name, node), = w.fake_nodes("kwok-node-", target(), work(nodes=1))
+    assert name == "kwok-node-0" and node["metadata"]["name"] == name
+    assert node["metadata"]["labels"] == {"type": "kwok", "kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
+                                          "kubernetes.io/arch": "amd64", w.ROLE_LABEL: "fake-node", w.RUN_LABEL: "r1"}
     assert node["metadata"]["labels"]["type"] == "kwok"
     assert node["metadata"]["annotations"][w.KWOK_NODE_ANNOTATION] == "fake"
     assert node["spec"]["taints"] == [{"key": "kwok.x-k8s.io/node", "value": "fake", "effect": "NoSchedule"}]

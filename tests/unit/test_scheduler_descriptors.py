@@ -35,6 +35,30 @@ def test_a_broken_descriptor_is_named_with_what_is_wrong():
         "scheduler kueue: the binary runtime needs a build"]
 
 
+def test_a_broken_local_is_named_with_what_is_wrong():
+    """Its processes are those the hold, the internals and its metrics endpoints name."""
+    local = dict(schedulers.get("volcano")["local"], processes=["vc-controller-manager"], colour="red")
+    assert schedulers.problems(dict(schedulers.get("volcano"), local=local)) == [
+        "scheduler volcano: the local key colour is unknown",
+        "scheduler volcano: hold names the process vc-scheduler, which local does not start",
+        "scheduler volcano: internals names the process vc-scheduler, which local does not start",
+        "scheduler volcano: local metrics names the process vc-scheduler, which local does not start",
+    ]
+    assert schedulers.problems(dict(schedulers.get("default"), local={})) == [
+        "scheduler default: local names no processes",
+        "scheduler default: hold names the process kube-scheduler, which local does not start",
+        "scheduler default: internals names the process kube-scheduler, which local does not start",
+    ]
+
+
+@pytest.mark.parametrize("name", schedulers.NAMES)
+def test_the_shared_steps_find_the_files_a_descriptors_local_names(name):
+    """roles/scheduler/tasks/binary.yml includes <name>/init.yml with local.init, <name>/knobs.yml with knobs."""
+    local = schedulers.get(name)["local"] or {}
+    assert os.path.exists(os.path.join(TASKS, name, "init.yml")) == bool(local.get("init")), name
+    assert os.path.exists(os.path.join(TASKS, name, "knobs.yml")) == bool(schedulers.get(name).get("knobs")), name
+
+
 @pytest.mark.parametrize("name", schedulers.NAMES)
 def test_each_runtime_a_descriptor_names_has_its_task_file(name):
     for runtime in schedulers.get(name)["runtimes"]:
@@ -108,5 +132,6 @@ def test_the_roles_take_their_scheduler_data_from_the_filters():
 def test_the_guide_explains_every_key():
     with open(os.path.join(ROOT, "docs", "adding-a-scheduler.md"), encoding="utf-8") as handle:
         guide = handle.read()
-    missing = [key for key in list(schedulers.KEYS) + list(schedulers.OPTIONAL_KEYS) if "`%s`" % key not in guide]
+    missing = [key for key in list(schedulers.KEYS) + list(schedulers.OPTIONAL_KEYS) + list(schedulers.LOCAL_KEYS)
+               if "`%s`" % key not in guide]
     assert missing == []

@@ -12,18 +12,20 @@ with ``c`` jobs (or pods) running at once, ``n`` of them finish in
 ``ceil(n / c)`` waves of the pod duration, and the last wave is bound when the
 one before it ends, so the makespan (first job created -> last pod bound) is at
 least ``(waves - 1) * pod_duration``. With one wave capacity bounds nothing: the
-bound is 0 and the efficiency (bound / makespan) is not defined. No I/O here.
+bound is 0 and the efficiency (bound / makespan) is not defined. The cluster's room
+is the sum over its pools (knobs/node_pools.py), GPUs counted; a cluster of pools
+has no bound (its nodes vary: module_utils/scenarios/records.py, uniform_work). No I/O here.
 """
 from __future__ import annotations
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as descriptors
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import (
-    DIRECT,
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import node_pools
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.quantities import (
     format_memory,
     millicores,
-    queue_quota,
     size_bytes,
 )
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import DIRECT, queue_quota
 
 # Schedulers whose queues bench_queue_quota caps, that start a job's pods together, and whose jobs get pods only
 # once admitted: their descriptors' queue_quota, whole_job and admission.
@@ -41,18 +43,27 @@ def pods_made_by(scheduler, pod_creation):
     return "admission" if scheduler in ADMITTING_SCHEDULERS else "job controller"
 
 
+def _pod_room(pool, work):
+    return node_pools.pod_room(pool, millicores(work["pod_cpu"]), size_bytes(work["pod_memory"]),
+                               work.get("pod_gpu", 0))
+
+
 def pods_per_node(work):
-    """How many of the workload's pods one fake node holds (CPU, memory and its pod count)."""
-    return min(millicores(work["node_cpu"]) // millicores(work["pod_cpu"]),
-               size_bytes(work["node_memory"]) // size_bytes(work["pod_memory"]),
-               int(work["node_pods"]))
+    """How many of the workload's pods one fake node holds (CPU, memory, GPUs and its pod count): a node of the
+    first pool (the one size of the one-size form)."""
+    return _pod_room(node_pools.pools(work)[0], work)
+
+
+def pods_at_once(work):
+    """How many of the workload's pods all fake nodes hold at once: the sum over the pools."""
+    return sum(pool["count"] * _pod_room(pool, work) for pool in node_pools.pools(work))
 
 
 def capacity(work, scheduler):
-    """What ``scheduler`` may use: CPU (cores), memory (a quantity), pods, and what set it."""
-    nodes = int(work["nodes"])
-    cpu = nodes * millicores(work["node_cpu"])
-    memory = nodes * size_bytes(work["node_memory"])
+    """What ``scheduler`` may use: CPU (cores), memory (a quantity), pods, and what set it; the fake nodes' sums
+    over their pools."""
+    found = node_pools.totals(work)
+    cpu, memory = found["millicores"], found["memory_bytes"]
     limited_by = "cluster"
     if scheduler in QUEUE_SCHEDULERS:
         quota = queue_quota(work["queue_quota"], work)
@@ -60,7 +71,7 @@ def capacity(work, scheduler):
         memory = min(memory, size_bytes(quota["memory"]))
         limited_by = "queue quota (%s)" % (work["queue_quota"] if isinstance(work["queue_quota"], str) else "explicit")
     return {"cpu": cpu / 1000.0, "memory": format_memory(memory), "memory_bytes": memory,
-            "pods": nodes * int(work["node_pods"]), "limited_by": limited_by}
+            "pods": found["pods"], "limited_by": limited_by}
 
 
 def makespan_bound(work, scheduler):
@@ -72,10 +83,9 @@ def makespan_bound(work, scheduler):
     per_job = int(work["pods_per_job"])
     unit_pods = per_job if scheduler in WHOLE_JOB_SCHEDULERS else 1
     cap = capacity(work, scheduler)
-    pods_at_once = min(pods_per_node(work) * int(work["nodes"]),
-                       int(round(cap["cpu"] * 1000)) // millicores(work["pod_cpu"]),
-                       cap["memory_bytes"] // size_bytes(work["pod_memory"]))
-    at_once = pods_at_once // unit_pods
+    held = min(pods_at_once(work), int(round(cap["cpu"] * 1000)) // millicores(work["pod_cpu"]),
+               cap["memory_bytes"] // size_bytes(work["pod_memory"]))
+    at_once = held // unit_pods
     units = int(work["jobs"]) * per_job // unit_pods
     result = {"unit": "job" if unit_pods > 1 else "pod", "at_once": at_once, "waves": None, "seconds": None}
     if at_once >= 1:
@@ -100,7 +110,7 @@ def capacity_summary(work, scheduler, makespan_s):
 
 def capacity_note(work):
     """A sentence when the fake nodes cannot hold every pod at once, else None."""
-    held = pods_per_node(work) * int(work["nodes"])
+    held = pods_at_once(work)
     total = int(work["jobs"]) * int(work["pods_per_job"])
     if held < total:
         return "the fake nodes hold %d pods at once but the load has %d; pods wait for earlier ones to finish" % (

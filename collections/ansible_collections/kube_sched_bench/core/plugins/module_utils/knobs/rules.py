@@ -10,12 +10,11 @@ No I/O here.
 """
 from __future__ import annotations
 
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import node_pools
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.quantities import (
     format_cpu,
     format_memory,
-    millicores,
     parse_quantity,
-    size_bytes,
 )
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.table import BOOLEANS, BY_NAME, KNOBS, names
 
@@ -35,6 +34,9 @@ QUEUE_QUOTA = (dict, "use seed, cluster, or {cpu: <quantity>, memory: <quantity>
 FLAG = (bool, "use true or false")
 PERCENT = (float, "use a percentage from 0 to 100")
 WHOLE_PERCENT = (int, "use a whole percentage from 0 to 100")
+
+# A fake node's size in the workload: a scenario whose cluster has pools leaves them None (node_pools.pools).
+NODE_SIZES = ("node_cpu", "node_memory", "node_pods")
 
 # bench_queue_quota: the CPU and memory of the queues of the schedulers with queues (descriptors' queue_quota).
 # seed: the published comparison's; cluster: the fake nodes' allocatable, what the default scheduler can use.
@@ -111,11 +113,14 @@ def problems(values, label="%s", names=None):
     """One sentence per value that breaks its rule, then the cross checks, in a fixed order.
 
     ``values`` maps unprefixed names to values (missing names are skipped); ``label`` turns a name into
-    what the user wrote (``bench_%s`` for the play, ``workload.%s`` for the module).
+    what the user wrote (``bench_%s`` for the play, ``workload.%s`` for the module). A workload of pools has no one
+    node size (NODE_SIZES None): the cross checks that need one are skipped.
     """
     out, bad = [], set()
     for name in names or RULES:
-        if name in values:
+        if name in NODE_SIZES and values.get(name) is None and values.get("pools"):
+            bad.add(name)
+        elif name in values:
             allowed = rule_problem(RULES[name], values[name])
             if allowed:
                 bad.add(name)
@@ -158,12 +163,16 @@ def workload_options():
 def queue_quota(spec, workload=None):
     """The queues' CPU and memory as quantities ({"cpu": "3200", "memory": "25Ti"}) for a bench_queue_quota value.
 
-    ``cluster`` needs the workload's nodes, node_cpu and node_memory; the value is assumed valid.
+    ``cluster`` needs the workload's fake nodes (node_pools.pools); the value is assumed valid. The extended resources
+    of the workload's pools (nvidia.com/gpu, ...), which bench_queue_quota does not set, are the whole cluster's.
     """
     if spec == "seed":
-        return dict(SEED_QUEUE_QUOTA)
-    if spec == "cluster":
-        nodes = as_number(workload["nodes"], int)
-        return {"cpu": format_cpu(nodes * millicores(workload["node_cpu"])),
-                "memory": format_memory(nodes * size_bytes(workload["node_memory"]))}
-    return {"cpu": str(spec["cpu"]), "memory": str(spec["memory"])}
+        out = dict(SEED_QUEUE_QUOTA)
+    elif spec == "cluster":
+        found = node_pools.totals(workload)
+        out = {"cpu": format_cpu(found["millicores"]), "memory": format_memory(found["memory_bytes"])}
+    else:
+        out = {"cpu": str(spec["cpu"]), "memory": str(spec["memory"])}
+    if workload and workload.get("pools"):
+        out.update({name: str(count) for name, count in node_pools.extended_totals(workload).items()})
+    return out

@@ -96,17 +96,16 @@ class ClusterSetUp:
                                     % (kind, name, namespace, error_text(exc))) from exc
 
     def create_nodes(self, pool):
-        names = [workloads.node_name(self.p["node_name_prefix"], i) for i in range(self.workload["nodes"])]
-
-        def create(name):
+        def create(node):
+            name, body = node
             self.limiter.acquire()
             try:
-                drain(self.core.create_node(workloads.fake_node(name, self.target, self.workload), _preload_content=False))
+                drain(self.core.create_node(body, _preload_content=False))
                 return name, None
             except Exception as exc:  # noqa: BLE001 - the client raises many types; each is checked by status or reported
                 return name, exc
 
-        for name, exc in pool.map(create, names):
+        for name, exc in pool.map(create, workloads.fake_nodes(self.p["node_name_prefix"], self.target, self.workload)):
             if exc is None:
                 self.created_nodes.append(name)
             elif is_status(exc, 409):

@@ -13,7 +13,7 @@ import re
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils import schedulers as descriptors
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.quantities import format_cpu, format_memory
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import DIRECT, workload_problems
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import DIRECT, NODE_SIZES, workload_problems
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.hold import arrival_problems
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects import builders
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.builders import (
@@ -30,6 +30,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.buil
     binding_probe_pod,
     calibration_job,
     fake_node,
+    fake_nodes,
     job_name,
     node_name,
     own_labels,
@@ -46,7 +47,7 @@ __all__ = [
     "BINDING_PROBE_NODE", "BINDING_PROBE_SCHEDULER", "CLUSTER_APIS", "CUSTOM_APIS", "DURATION_ANNOTATION", "JOB_LABEL",
     "KWOK_NODE_ANNOTATION", "NATIVE_FEATURES", "QUEUES_TO_OPEN", "ROLE_LABEL", "RUN_LABEL",
     "SCENARIO_NAMESPACED_APIS", "Native", "Target", "binding", "binding_probe_pod", "calibration_job", "cluster_objects",
-    "fake_node", "job_name", "job_work", "node_name", "plurals", "pod_name", "priority_class_name",
+    "fake_node", "fake_nodes", "job_name", "job_work", "node_name", "plurals", "pod_name", "priority_class_name",
     "scenario_features", "scenario_native", "scheduler_queues", "tenant_quotas", "unsupported", "validate", "workload",
 ]
 
@@ -77,9 +78,12 @@ def validate(params):
         return "run_label must be a valid label value (letters, digits, '-', '_', '.'), got %r" % (params["run_label"],)
     work = params["workload"]
     if params.get("scenario") and isinstance(work, dict):
-        # The scenario's jobs replace the workload's: its biggest must fit the nodes and the queues.
+        # The scenario's jobs replace the workload's: its biggest must fit the nodes and the queues. Pools have no one
+        # node size: the scenario's checks fitted its pods to them.
         work = job_work(max(expand(params["scenario"]), key=lambda job: job["pods_per_job"] * job["pod_millicores"]),
                         dict(work, **params["scenario"]["cluster"]))
+        if work.get("pools"):
+            work = dict(work, **{name: None for name in NODE_SIZES})
     problems = (workload_problems(work)
                 or pod_creation_problems(work["pod_creation"], [params["scheduler"]], "workload.%s"))
     if not problems and work["arrival"] != "open-loop":
@@ -137,9 +141,11 @@ def unsupported(scheduler, features):
 
 
 def job_work(job, work):
-    """The workload values of one scenario job: its pods' count, size and duration over the run's other values."""
+    """The workload values of one scenario job: its pods' count, size (GPUs included) and duration over the run's other
+    values."""
     return dict(work, pods_per_job=job["pods_per_job"], pod_cpu=format_cpu(job["pod_millicores"]),
-                pod_memory=format_memory(job["pod_memory_bytes"]), pod_duration=job["pod_duration"])
+                pod_memory=format_memory(job["pod_memory_bytes"]), pod_gpu=job.get("pod_gpu", 0),
+                pod_duration=job["pod_duration"])
 
 
 def _one_queue(scheduler):

@@ -12,8 +12,10 @@ scheduler, nor imports the schedulers' package. No I/O here.
 from __future__ import annotations
 
 import copy
+import re
 from collections import namedtuple
 
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import node_pools
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.quantities import (
     format_cpu,
     format_memory,
@@ -30,6 +32,11 @@ JOB_LABEL = "sched-bench.io/job"
 # The ConfigMap that marks the release of a held backlog (loadtest/hold.py): its creation in the audit log is the
 # release time (metrics/audit.py).
 RELEASE_MARKER = "sched-bench-release"
+
+# A node's pool (the pools form of a scenario's cluster), and its place at each topology level: this prefix and the
+# level's name (docs/scenarios.md#node-pools-and-topology).
+POOL_LABEL = "sched-bench.io/pool"
+TOPOLOGY_LABEL_PREFIX = "topology.sched-bench.io/"
 
 KWOK_TAINT_KEY = "kwok.x-k8s.io/node"
 KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
@@ -73,6 +80,11 @@ def node_name(prefix, index):
     return "%s%d" % (prefix, index)
 
 
+def node_index(name):
+    """The number node_name gave a fake node."""
+    return int(re.search(r"[0-9]+$", name).group(0))
+
+
 def job_name(index):
     return "job-%05d" % index
 
@@ -89,16 +101,49 @@ def own_labels(target):
     return labels
 
 
-def fake_node(name, target, work):
-    """A Node that kwok manages: labelled type=kwok, tainted, with the workload's node capacity."""
-    resources = {"cpu": work["node_cpu"], "memory": work["node_memory"], "pods": str(work["node_pods"])}
-    labels = {
+def topology_labels(levels, index, nodes):
+    """The labels of node ``index`` of ``nodes`` at each topology level (``levels``: from the top, each with its name
+    and count per group of the level above). The nodes are dealt in order to the lowest level's groups, an equal run
+    of nodes each; a value names the group's place from the top: block-1, block-1-rack-2."""
+    group, places = index // (nodes // node_pools.lowest_groups(levels)), []
+    for level in reversed(levels):
+        places.insert(0, group % level["count"] + 1)
+        group //= level["count"]
+    labels, value = {}, []
+    for level, place in zip(levels, places):
+        value.append("%s-%d" % (level["name"], place))
+        labels[TOPOLOGY_LABEL_PREFIX + level["name"]] = "-".join(value)
+    return labels
+
+
+def fake_nodes(prefix, target, work):
+    """[(name, Node)] of the workload's fake nodes, pools in order, numbered from 0 across the pools, with their
+    pool's labels (and its name where the cluster has pools) and their topology labels (``work["topology"]``)."""
+    found = node_pools.pools(work)
+    total = sum(pool["count"] for pool in found)
+    levels = (work.get("topology") or {}).get("levels") or []
+    out = []
+    for pool in found:
+        labels = dict(pool["labels"], **({POOL_LABEL: pool["name"]} if work.get("pools") else {}))
+        for index in range(len(out), len(out) + pool["count"]):
+            name = node_name(prefix, index)
+            out.append((name, fake_node(name, target, pool, dict(labels, **topology_labels(levels, index, total)))))
+    return out
+
+
+def fake_node(name, target, pool, extra_labels=None):
+    """A Node that kwok manages: labelled type=kwok (and ``extra_labels``), tainted, with the capacity (and as much
+    allocatable) of a node of ``pool`` (node_pools.pools): CPU, memory, pods and its extended resources."""
+    resources = {"cpu": pool["cpu"], "memory": pool["memory"], "pods": str(pool["pods"])}
+    resources.update({resource: str(count) for resource, count in pool["resources"].items()})
+    labels = dict(extra_labels or {})
+    labels.update({
         "type": "kwok",
         "kubernetes.io/hostname": name,
         "kubernetes.io/os": "linux",
         "kubernetes.io/arch": "amd64",
         ROLE_LABEL: "fake-node",
-    }
+    })
     if target.run_label:
         labels[RUN_LABEL] = target.run_label
     return {
@@ -115,12 +160,14 @@ def fake_node(name, target, work):
 
 
 def base_pod_template(target, work, scheduler_name=None, extra_labels=None, priority_class=None):
-    """The pod template every job's pods start from: on the kwok nodes, the workload's requests (and as many limits),
-    its duration; ``scheduler_name`` its spec.schedulerName (None: the default scheduler's), ``extra_labels`` after
-    ours, ``priority_class`` its PriorityClass (None: none)."""
+    """The pod template every job's pods start from: on the kwok nodes, the workload's requests (and as many limits;
+    its GPUs, work["pod_gpu"], when it asks for some), its duration; ``scheduler_name`` its spec.schedulerName (None:
+    the default scheduler's), ``extra_labels`` after ours, ``priority_class`` its PriorityClass (None: none)."""
     labels = dict(own_labels(target), app="sched-bench")
     labels.update(extra_labels or {})
     requests = {"cpu": work["pod_cpu"], "memory": work["pod_memory"]}
+    if work.get("pod_gpu"):
+        requests[node_pools.GPU] = str(work["pod_gpu"])
     spec = {
         "restartPolicy": "Never",
         "automountServiceAccountToken": False,
@@ -229,11 +276,14 @@ def quantity(number):
 
 
 def tenant_quotas(tenants, capability):
-    """Each tenant's weight's part of ``capability`` ({cpu, memory} quantities): {tenant: {"cpu": q, "memory": q}},
-    Kueue's nominal quota; its CPU is YuniKorn's guaranteed vcore."""
+    """Each tenant's weight's part of ``capability`` ({cpu, memory} quantities, and counts of extended resources such
+    as nvidia.com/gpu): {tenant: {"cpu": q, "memory": q, ...}}, Kueue's nominal quota (an extended resource's part
+    rounded down to a whole count); its CPU is YuniKorn's guaranteed vcore."""
     total = sum(tenants.values())
-    return {tenant: {"cpu": format_cpu(millicores(capability["cpu"]) * weight / total),
-                     "memory": format_memory(size_bytes(capability["memory"]) * weight / total)}
+    extended = sorted(set(capability) - {"cpu", "memory"})
+    return {tenant: dict({"cpu": format_cpu(millicores(capability["cpu"]) * weight / total),
+                          "memory": format_memory(size_bytes(capability["memory"]) * weight / total)},
+                         **{name: str(int(int(capability[name]) * weight // total)) for name in extended})
             for tenant, weight in tenants.items()}
 
 

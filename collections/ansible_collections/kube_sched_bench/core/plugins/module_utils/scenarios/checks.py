@@ -10,7 +10,8 @@ import os
 import re
 
 import yaml
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.cluster.capacity import pods_per_node
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.cluster.capacity import pods_at_once
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import node_pools
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import (
     COUNT,
     POSITIVE,
@@ -19,38 +20,17 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules 
     problems,
     rule_problem,
 )
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import cluster_checks
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.field_rules import (
+    FLAG,
+    FRACTION,
+    GPUS,
+    NAME,
+    PRIORITY,
+    SEED,
+    TEXT,
+)
 
-_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
-MAX_PRIORITY = 1_000_000_000  # the highest value of a user PriorityClass
-
-
-def _is_text(value):
-    return isinstance(value, str) and bool(value.strip())
-
-
-def _is_name(value):
-    return isinstance(value, str) and bool(_NAME.match(value))
-
-
-def _is_flag(value):
-    return isinstance(value, bool)
-
-
-def _is_fraction(value):
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and 0 <= value <= 1
-
-
-def _is_priority(value):
-    return not isinstance(value, bool) and isinstance(value, int) and 0 <= value <= MAX_PRIORITY
-
-
-# The scenario's own kinds of rule, beside sched_rules' COUNT, POSITIVE, SECONDS and QUANTITY.
-TEXT = (_is_text, "use a sentence")
-NAME = (_is_name, "use lower-case letters, digits and '-', starting with a letter, at most 40 characters")
-FLAG = (_is_flag, "use true or false")
-FRACTION = (_is_fraction, "use a number from 0 to 1")
-PRIORITY = (_is_priority, "use a whole number from 0 to %d (a PriorityClass value)" % MAX_PRIORITY)
-SEED = (int, "use a whole number, 0 or more")
 ARRIVALS = ("at_once", "rate", "poisson", "trace")
 
 # The promises a scenario may state (docs/scenarios.md, "Findings"): name -> (rule, the feature it is about).
@@ -64,11 +44,11 @@ THRESHOLDS = {
     "peak_cpu_share": (FRACTION, "packing"),
 }
 
-CLUSTER_FIELDS = {"nodes": COUNT, "node_cpu": QUANTITY, "node_memory": QUANTITY, "node_pods": COUNT}
+CLUSTER_FIELDS = cluster_checks.CLUSTER_FIELDS
 POD_FIELDS = {"pods_per_job": COUNT, "pod_cpu": QUANTITY, "pod_memory": QUANTITY, "pod_duration": SECONDS}
 TRACE_COLUMNS = dict({"arrival_s": SECONDS}, **POD_FIELDS, tenant=NAME, priority=PRIORITY)
 TOP_FIELDS = ("description", "cluster", "tenants", "warmup_s", "thresholds", "phases")
-GROUP_FIELDS = ("name", "jobs", "tenant", "priority", "gang", "arrival") + tuple(POD_FIELDS)
+GROUP_FIELDS = ("name", "jobs", "tenant", "priority", "gang", "arrival") + tuple(POD_FIELDS) + ("pod_gpu",)
 ARRIVAL_FIELDS = {"at_once": (), "rate": ("jobs_per_s",), "poisson": ("jobs_per_s", "seed"), "trace": ("file",)}
 MAX_TRACE_PROBLEMS = 10
 
@@ -207,7 +187,7 @@ def check_file(path, shown):
 def _scenario(check, doc, directory):
     check.mapping(doc, "", 1, TOP_FIELDS)
     description = check.field(doc, "", "description", TEXT)
-    cluster = _cluster(check, doc)
+    cluster = cluster_checks.cluster(check, doc)
     tenants = _tenants(check, doc)
     thresholds = {}
     found = check.mapping(doc.get("thresholds", _Map()), "thresholds", doc.key_lines.get("thresholds", 1), THRESHOLDS)
@@ -248,14 +228,6 @@ def _promised_features(check, thresholds, groups, tenants, warmup_s):
     for name in thresholds or ():
         if name in THRESHOLDS and missing[THRESHOLDS[name][1]]:
             check.say(thresholds.key_lines[name], "thresholds.%s is not allowed: %s" % (name, missing[THRESHOLDS[name][1]]))
-
-
-def _cluster(check, doc):
-    cluster = check.mapping(doc.get("cluster"), "cluster", doc.key_lines.get("cluster", 1), tuple(CLUSTER_FIELDS))
-    if cluster is None:
-        return None
-    out = {name: check.field(cluster, "cluster", name, rule) for name, rule in CLUSTER_FIELDS.items()}
-    return out if None not in out.values() else None
 
 
 def _tenants(check, doc):
@@ -301,6 +273,9 @@ def _group(check, group, path, tenants, cluster, directory):
     if kind == "trace":
         for name in sorted(set(group) & (set(POD_FIELDS) | {"jobs", "tenant", "priority"})):
             check.say(group.key_lines[name], "%s.%s is not allowed with arrival kind trace: the trace file gives it" % (path, name))
+        if "pod_gpu" in group:
+            check.say(group.key_lines["pod_gpu"], "%s.pod_gpu is not allowed with arrival kind trace: a trace's jobs "
+                                                  "ask for no GPUs" % path)
         if out["arrival"]["file"] is not None:
             line = arrival.key_lines["file"]
             out["trace"] = _trace(check, [os.path.join(part, out["arrival"]["file"]) for part in directory], path, line,
@@ -308,6 +283,8 @@ def _group(check, group, path, tenants, cluster, directory):
         return out
     out["jobs"] = check.field(group, path, "jobs", COUNT)
     out.update({name: check.field(group, path, name, rule) for name, rule in POD_FIELDS.items()})
+    if "pod_gpu" in group:
+        out["pod_gpu"] = check.field(group, path, "pod_gpu", GPUS)
     out["tenant"] = _tenant_of(check, group, path, tenants)
     _fits(check, group.line, path, out, cluster)
     return out
@@ -335,17 +312,24 @@ def _fits(check, line, label, job, cluster):
     if cluster is None or any(job.get(name) is None for name in sizes + ("pods_per_job",)):
         return
     work = dict(cluster, pod_cpu=job["pod_cpu"], pod_memory=job["pod_memory"])
-    unfit = problems(work, "%s", ("pod_cpu", "pod_memory", "node_cpu", "node_memory"))
+    unfit = [] if "pools" in cluster else problems(work, "%s", ("pod_cpu", "pod_memory", "node_cpu", "node_memory"))
     if unfit:
         check.say(line, "%s: %s" % (label, unfit[0]))
+    elif not room(cluster, job):
+        check.say(line, "%s: a pod of %s CPU, %s memory and %d GPUs (%s) is not allowed: it fits no fake node (%s)" % (
+            label, job["pod_cpu"], job["pod_memory"], job.get("pod_gpu") or 0, node_pools.GPU, "; ".join(
+                "%s: %s CPU, %s memory, %d pods, %d GPUs" % (pool["name"], pool["cpu"], pool["memory"], pool["pods"],
+                                                             pool["resources"].get(node_pools.GPU, 0))
+                for pool in node_pools.pools(cluster))))
     elif job.get("gang") and room(cluster, job) < job["pods_per_job"]:
         check.say(line, "%s: a gang of %d pods is not allowed: the cluster holds only %d such pods at once" % (
             label, job["pods_per_job"], room(cluster, job)))
 
 
 def room(cluster, job):
-    """How many of the job's pods the cluster's fake nodes hold at once."""
-    return pods_per_node(dict(cluster, pod_cpu=job["pod_cpu"], pod_memory=job["pod_memory"])) * cluster["nodes"]
+    """How many of the job's pods the cluster's fake nodes hold at once (its GPUs counted)."""
+    return pods_at_once(dict(cluster, pod_cpu=job["pod_cpu"], pod_memory=job["pod_memory"],
+                             pod_gpu=job.get("pod_gpu") or 0))
 
 
 def _trace(check, paths, group_path, line, tenants, cluster, gang):

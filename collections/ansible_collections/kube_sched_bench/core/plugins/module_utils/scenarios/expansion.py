@@ -8,8 +8,9 @@ from __future__ import annotations
 import copy
 import random
 
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import millicores, size_bytes
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.quantities import millicores, size_bytes
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.checks import CLUSTER_FIELDS, room
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.cluster_checks import topology_problem
 
 US = 1_000_000
 # The thresholds read on the scenario's clock: bench_scenario_scale scales them with it (scaled).
@@ -22,10 +23,11 @@ BURST = "burst"
 def scaled(scenario, factor, label="bench_scenario_scale"):
     """(scenario, problems): a checked scenario ``factor`` times its size, the same load per node at the same pace.
 
-    The fake nodes and each group's jobs are multiplied by ``factor`` (at least one each; a trace keeps rows spread
+    The fake nodes (each pool's) and each group's jobs are multiplied by ``factor`` (at least one each; a trace keeps rows spread
     evenly over it, or repeats them), and so is the scenario's clock: phase starts, pod durations, trace offsets,
     the warm-up and the thresholds in seconds (CLOCK_THRESHOLDS). Rates stay as they are, so a rate group's jobs
-    arrive over ``factor`` times the span. ``problems``: a gang that no longer fits the fewer nodes, named by group.
+    arrive over ``factor`` times the span. ``problems``: a gang that no longer fits the fewer nodes, named by group,
+    and nodes that no longer divide evenly among the topology's groups.
     """
     out = copy.deepcopy(scenario)
     out["scale"] = factor
@@ -36,12 +38,16 @@ def scaled(scenario, factor, label="bench_scenario_scale"):
         return round(seconds * factor, 6)
 
     cluster = out["cluster"]
-    cluster["nodes"] = max(1, int(round(cluster["nodes"] * factor)))
+    for pool in cluster.get("pools") or ():
+        pool["count"] = max(1, int(round(pool["count"] * factor)))
+    cluster["nodes"] = (sum(pool["count"] for pool in cluster["pools"]) if "pools" in cluster
+                        else max(1, int(round(cluster["nodes"] * factor))))
     if out["warmup_s"] is not None:
         out["warmup_s"] = clock(out["warmup_s"])
     out["thresholds"] = {name: clock(value) if name in CLOCK_THRESHOLDS else value
                          for name, value in out["thresholds"].items()}
-    found = []
+    uneven = topology_problem(cluster)
+    found = ["%s=%g is not allowed with scenario %s: %s" % (label, factor, scenario["name"], uneven)] if uneven else []
     for phase in out["phases"]:
         phase["start_s"] = clock(phase["start_s"])
         for group in phase["groups"]:
@@ -86,9 +92,9 @@ def expand(scenario):
     """The scenario's jobs in submission order: by arrival, then position in the group, then group order.
 
     Each job: index, name (<group>-<position>), group, tenant, priority, gang, pods_per_job, pod_millicores,
-    pod_memory_bytes, pod_duration (s), arrival_s (from the scenario's start, to the microsecond), and ``burst``
-    (true) for the jobs of burst(). Jobs that arrive together alternate between their groups, so that groups
-    arriving at once compete.
+    pod_memory_bytes, pod_duration (s), arrival_s (from the scenario's start, to the microsecond), pod_gpu (its
+    pods' GPUs) when its group asks for some, and ``burst`` (true) for the jobs of burst(). Jobs that arrive together
+    alternate between their groups, so that groups arriving at once compete.
     """
     entries = []
     order = 0
@@ -112,7 +118,7 @@ def _job(index, position, group, row, at_us):
         "pods_per_job": row["pods_per_job"], "pod_millicores": millicores(row["pod_cpu"]),
         "pod_memory_bytes": size_bytes(row["pod_memory"]), "pod_duration": row["pod_duration"],
         "arrival_s": round(at_us / US, 6),
-    }, **({"burst": True} if group.get("burst") else {}))
+    }, **({"pod_gpu": group["pod_gpu"]} if group.get("pod_gpu") else {}), **({"burst": True} if group.get("burst") else {}))
 
 
 def burst(workload):

@@ -16,8 +16,9 @@ each is for: docs/scenarios.md). No I/O here.
 """
 from __future__ import annotations
 
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import millicores, size_bytes
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import node_pools
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.audit import US, latency_summary
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.builders import node_index
 
 # The milestones of a job after its creation, in order (admitted: None where there is no admission step).
 STAGES = ("admitted", "first_pod_created", "first_bound", "all_bound")
@@ -127,36 +128,46 @@ def gang_metrics(jobs, pods, end_us, stuck_partial_s=None):
             "stuck_partial_s": stuck_partial_s, "stuck_partial_jobs": stuck}
 
 
-def _cluster_units(cluster):
-    return millicores(cluster["node_cpu"]), size_bytes(cluster["node_memory"]), int(cluster["node_pods"])
+def _pool_of(found, node):
+    """The pool of ``node`` among the cluster's pools ``found``: the one pool, or the one its number falls in (the
+    nodes are numbered across the pools in order: objects/builders.py fake_nodes)."""
+    if len(found) == 1:
+        return found[0]
+    index = node_index(node)
+    for pool in found:
+        if index < pool["count"]:
+            return pool
+        index -= pool["count"]
+    return found[-1]
 
 
 def _fitting_gang(at_us, jobs, pods, cluster, full):
     """The first gang job waiting at ``at_us`` (created, holding no pod, never full before) whose pods would all fit
-    the nodes' free room then (node by node), or None."""
+    the nodes' free room then (node by node, GPUs counted), or None."""
     by_name = {job["name"]: job for job in jobs}
     used, held = {}, set()
     for pod in pods:
         job = by_name.get(pod["job"])
         if job is None or pod.get("bound_us") is None or not pod["bound_us"] <= at_us < _release_us(pod, job):
             continue
-        room = used.setdefault(pod["node"], [0, 0, 0])
-        room[0] += job["pod_millicores"]
-        room[1] += job["pod_memory_bytes"]
-        room[2] += 1
+        load = used.setdefault(pod["node"], [0, 0, 0, 0])
+        load[0] += job["pod_millicores"]
+        load[1] += job["pod_memory_bytes"]
+        load[2] += 1
+        load[3] += job.get("pod_gpu", 0)
         held.add(job["name"])
-    cpu, memory, slots = _cluster_units(cluster)
+    found = node_pools.pools(cluster)
+    unused = {pool["name"]: pool["count"] for pool in found}
+    for node in used:
+        unused[_pool_of(found, node)["name"]] -= 1
     for job in jobs:
         waiting = (job["gang"] and job.get("created_us") is not None and job["created_us"] <= at_us
                    and job["name"] not in held and (full.get(job["name"]) is None or full[job["name"]] > at_us))
         if not waiting:
             continue
-
-        def fits(u_cpu, u_mem, u_pods, job=job):
-            return max(0, min((cpu - u_cpu) // job["pod_millicores"], (memory - u_mem) // job["pod_memory_bytes"],
-                              slots - u_pods))
-
-        room = fits(0, 0, 0) * (int(cluster["nodes"]) - len(used)) + sum(fits(*load) for load in used.values())
+        size = (job["pod_millicores"], job["pod_memory_bytes"], job.get("pod_gpu", 0))
+        room = (sum(max(0, unused[pool["name"]]) * node_pools.pod_room(pool, *size) for pool in found)
+                + sum(node_pools.pod_room(_pool_of(found, node), *size, used=load) for node, load in used.items()))
         if room >= job["pods_per_job"]:
             return job["name"]
     return None
@@ -345,8 +356,8 @@ def steady_metrics(jobs, pods, start_us, warmup_s):
 
 def utilization(jobs, pods, cluster, start_us, end_us):
     """Peak allocated shares of the cluster's CPU and memory, and the time-averaged CPU share over [start, end]."""
-    cpu_total = int(cluster["nodes"]) * millicores(cluster["node_cpu"])
-    memory_total = int(cluster["nodes"]) * size_bytes(cluster["node_memory"])
+    sums = node_pools.totals(cluster)
+    cpu_total, memory_total = sums["millicores"], sums["memory_bytes"]
     by_name = {job["name"]: job for job in jobs}
     events = []
     for pod in pods:

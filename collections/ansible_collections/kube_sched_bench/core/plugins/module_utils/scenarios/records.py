@@ -8,6 +8,7 @@ jobs.csv and pods.csv.
 """
 from __future__ import annotations
 
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import node_pools
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.audit import POD_FIELDS, format_time_us, pod_rows
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.findings import checks, findings_of
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.metrics import (
@@ -38,11 +39,12 @@ JOB_VALUES = ("jobs", "pods_per_job", "pod_cpu", "pod_memory", "pod_duration")
 
 def uniform_work(scenario, workload):
     """``workload`` with the values of the scenario's jobs (JOB_VALUES) when they are all alike and arrive at once
-    (one phase starting at 0 with one job group arriving at_once, as the burst's), else None: its jobs vary
-    (jobs.csv). The makespan bound holds for such a workload only (sched_capacity.makespan_bound)."""
+    (one phase starting at 0 with one job group arriving at_once, as the burst's) on fake nodes of one size, else
+    None: its jobs or its nodes vary (jobs.csv, scenario.json). The makespan bound holds for such a workload only
+    (sched_capacity.makespan_bound)."""
     phases = scenario["phases"]
     groups = [group for phase in phases for group in phase["groups"]]
-    if len(phases) != 1 or phases[0]["start_s"] or len(groups) != 1 or "trace" in groups[0] \
+    if "pools" in scenario["cluster"] or len(phases) != 1 or phases[0]["start_s"] or len(groups) != 1 or "trace" in groups[0] \
             or groups[0]["arrival"]["kind"] != "at_once":
         return None
     return dict(workload, **{name: groups[0][name] for name in JOB_VALUES})
@@ -50,9 +52,12 @@ def uniform_work(scenario, workload):
 
 def summary_workload(scenario, workload, jobs):
     """summary.json's workload: uniform_work, or ``workload`` with the count of ``jobs`` and no single value for
-    what varies per job."""
-    return uniform_work(scenario, workload) or dict(workload, jobs=len(jobs), pods_per_job=None, pod_cpu=None,
-                                                    pod_memory=None, pod_duration=None)
+    what varies per job; of a cluster of pools, the count of its nodes and no single size (scenario.json has them)."""
+    out = uniform_work(scenario, workload) or dict(workload, jobs=len(jobs), pods_per_job=None, pod_cpu=None,
+                                                   pod_memory=None, pod_duration=None)
+    if workload.get("pools"):
+        out.update(node_cpu=None, node_memory=None, node_pods=None)
+    return {name: value for name, value in out.items() if name not in node_pools.SHAPE_KEYS}
 
 
 def timeout_is_finding(scenario):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import millicores
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.quantities import millicores
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.checks import THRESHOLDS, check_file
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.expansion import (
     BURST,

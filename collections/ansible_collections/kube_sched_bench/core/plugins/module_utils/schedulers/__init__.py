@@ -47,10 +47,27 @@ KEYS = {
     "ready": "what tells the toolkit it is ready, per runtime",
     "internals": "the series of its processes' metrics that explain it, {process: [view, ...]} "
                  "(metrics/internals.py), read around every load test into summary.json's internals",
+    "local": "binary runtime: what the shared steps (roles/scheduler/tasks/binary.yml) do around its own file "
+             "<name>/binary.yml, which starts its processes: LOCAL_KEYS (None: it does not run as local processes)",
     "hold": "bench_arrival=backlog, binary runtime: how it is held until the release (sched_hold.py): processes (the "
             "pid-file names of the processes stopped) or stop_policy (group/version/plural of the queues set to Hold), "
             "and backlog, the group/version/plural of the objects one per job that make the backlog when its pods "
             "appear only after the release (omitted: the pods)",
+}
+# What a descriptor's local holds (only processes is needed), in the order the shared steps use them.
+LOCAL_KEYS = {
+    "processes": "the pid-file names of the processes its own file starts, in the order recorded",
+    "ports": "the names of its listeners' ports, picked free before anything starts (scheduler_ports.<name>)",
+    "crds": "the folders of its CRDs, relative to its Go module",
+    "namespace": "whether its descriptor's namespace is created before its processes start",
+    "webhooks": "its admission webhooks, served with a certificate of the cluster CA: manifest (the file of their "
+                "configurations, relative to its Go module), port (a port name), optional prefix (put before their "
+                "names) and first (registered before its processes start; otherwise once they are ready)",
+    "init": "whether its init objects, <name>/init.yml, are created once its processes and webhooks are",
+    "pprof": "the port name where it serves net/http/pprof (http, the local address); omitted: the profile its own "
+             "file records, as kube-scheduler.yml does",
+    "metrics": "its processes' metrics endpoints, [{process, port (a port name), path}] (http, the local address), "
+               "besides those its own file records",
 }
 # Keys only some descriptors have: the scheduler's own settings its task files read, and "knobs", the variables
 # only it reads ({name: meaning}), which the check for unknown variables accepts.
@@ -96,6 +113,22 @@ def problems(descriptor):
              if runtime in RUNTIMES]
     out += ["scheduler %s: the %s runtime needs a %s" % (name, runtime, need)
             for runtime, need in needs if descriptor.get("version") and need and not descriptor.get(need)]
+    return out + _local_problems(name, descriptor.get("local"), descriptor)
+
+
+def _local_problems(name, local, descriptor):
+    """What is wrong with a descriptor's local (LOCAL_KEYS); its processes are those held and explained."""
+    if local is None:
+        return []
+    out = ["scheduler %s: the local key %s is unknown" % (name, key) for key in local if key not in LOCAL_KEYS]
+    processes = local.get("processes") or []
+    if not processes:
+        out.append("scheduler %s: local names no processes" % name)
+    named = [("hold", process) for process in (descriptor.get("hold") or {}).get("processes", ())]
+    named += [("internals", process) for process in descriptor.get("internals") or {}]
+    named += [("local metrics", entry.get("process")) for entry in local.get("metrics", ())]
+    out += ["scheduler %s: %s names the process %s, which local does not start" % (name, where, process)
+            for where, process in named if process not in processes]
     return out
 
 

@@ -56,6 +56,15 @@ DESCRIPTOR = {
                 "module_path": "manifests/install/charts/as-a-second-scheduler",
                 # The chart's crds/ are links to these (PodGroup, ElasticQuota), which a module zip leaves out.
                 "crd_path": "config/crd/bases"},
+    # Its own roles/scheduler/tasks/coscheduling/binary.yml starts its kube-scheduler build (which records its
+    # profile and metrics as kube-scheduler's) and the controller.
+    "local": {
+        "processes": ["scheduler-plugins-scheduler", "scheduler-plugins-controller"],
+        "ports": ["coscheduling_controller_metrics", "coscheduling_controller_health"],
+        "crds": ["config/crd/bases"],
+        "metrics": [{"process": "scheduler-plugins-controller", "port": "coscheduling_controller_metrics",
+                     "path": "/metrics"}],
+    },
     # bench_arrival=backlog: the scheduler's process is stopped until the release; its PodGroup controller runs on.
     "internals": {"scheduler-plugins-scheduler": views.KUBE_SCHEDULER,
                   "scheduler-plugins-controller": views.CONTROLLER_RUNTIME},

@@ -32,6 +32,8 @@ DESCRIPTOR = {
     "direct_pods": "",
     "build": None,
     "release": None,
+    # Its own roles/scheduler/tasks/default/binary.yml starts the control plane's kube-scheduler.
+    "local": {"processes": ["kube-scheduler"]},
     # bench_arrival=backlog (module_utils/loadtest/hold.py): its process is stopped until the release.
     "hold": {"processes": ("kube-scheduler",)},
     # The series of its metrics that explain it (metrics/internals.py), by process.

@@ -55,6 +55,19 @@ DESCRIPTOR = {
         "version_vars": ["sigs.k8s.io/kueue/pkg/version.GitVersion"],
     },
     "release": {"manifest_url": "https://github.com/kubernetes-sigs/kueue/releases/download/{version}/manifests.yaml"},
+    # Its own roles/scheduler/tasks/kueue/binary.yml starts its manager and the kube-scheduler that binds.
+    "local": {
+        "processes": ["kueue", "kube-scheduler"],
+        "ports": ["kueue_webhook", "kueue_health", "kueue_metrics", "kueue_pprof"],
+        "crds": ["config/components/crd/bases"],
+        "namespace": True,
+        "webhooks": {"manifest": "config/components/webhook/manifests.yaml", "port": "kueue_webhook",
+                     "prefix": "kueue-"},
+        "init": True,
+        # Its manager's profile (admission), not the binding kube-scheduler's.
+        "pprof": "kueue_pprof",
+        "metrics": [{"process": "kueue", "port": "kueue_metrics", "path": "/metrics"}],
+    },
     # bench_arrival=backlog: every ClusterQueue is set to stopPolicy Hold until the release (the manager and its
     # webhooks run on; kube-scheduler is never held). A Job then has its Workload and no pod: the backlog.
     # Its manager's admissions and reconciles, and the kube-scheduler that binds what it admits.
@@ -94,9 +107,11 @@ def tenant_queue(tenant):
 
 def cluster_objects(scenario, jobs, target, capability, labels):
     """A WorkloadPriorityClass per priority value, and per tenant a ClusterQueue in one cohort whose nominal quota is
-    its weight's part of ``capability`` and whose fair-sharing weight is its weight (it may borrow the rest from the
-    cohort, shared by weight: fairSharing is on in Kueue's configuration; a queue reclaims its own quota from
-    borrowers, and within a queue a higher priority preempts a lower one) and a LocalQueue."""
+    its weight's part of ``capability`` (cpu, memory and the cluster's extended resources: a Job's pods that ask for
+    a resource its ClusterQueue does not cover are never admitted) and whose fair-sharing weight is its weight (it
+    may borrow the rest from the cohort, shared by weight: fairSharing is on in Kueue's configuration; a queue
+    reclaims its own quota from borrowers, and within a queue a higher priority preempts a lower one) and a
+    LocalQueue."""
     out = [("kueue-priorityclass", {
         "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "WorkloadPriorityClass",
         "metadata": {"name": priority_class_name(value), "labels": dict(labels)}, "value": value,
@@ -111,10 +126,8 @@ def cluster_objects(scenario, jobs, target, capability, labels):
             "spec": {
                 "cohort": COHORT, "namespaceSelector": {}, "fairSharing": {"weight": quantity(scenario["tenants"][tenant])},
                 "preemption": {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"},
-                "resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": [{"name": FLAVOR, "resources": [
-                    {"name": "cpu", "nominalQuota": quotas[tenant]["cpu"]},
-                    {"name": "memory", "nominalQuota": quotas[tenant]["memory"]},
-                ]}]}],
+                "resourceGroups": [{"coveredResources": list(quotas[tenant]), "flavors": [{"name": FLAVOR, "resources": [
+                    {"name": name, "nominalQuota": quota} for name, quota in quotas[tenant].items()]}]}],
             },
         }))
         out.append(("kueue-localqueue", {

@@ -8,6 +8,7 @@ minAvailable and a PriorityClass per priority value.
 """
 from __future__ import annotations
 
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.node_pools import GPU
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.quantities import (
     format_cpu,
     format_memory,
@@ -68,6 +69,19 @@ DESCRIPTOR = {
     },
     "release": {"manifest_url": "https://raw.githubusercontent.com/volcano-sh/volcano/{version}/installer/"
                                 "volcano-development.yaml"},
+    # Its own roles/scheduler/tasks/volcano/binary.yml starts its three processes from the release's configuration.
+    "local": {
+        "processes": ["vc-scheduler", "vc-controller-manager", "vc-webhook-manager"],
+        "ports": ["volcano_webhook", "volcano_webhook_health", "volcano_controller_health", "volcano_scheduler_health",
+                  "volcano_scheduler_metrics"],
+        "crds": ["config/crd/volcano/bases", "config/crd/jobflow/bases"],
+        # vc-webhook-manager waits at its start until its configurations exist, to put its CA in them: first.
+        "webhooks": {"manifest": "installer/volcano-development.yaml", "port": "volcano_webhook", "first": True},
+        "init": True,
+        # vc-scheduler serves net/http/pprof beside its metrics.
+        "pprof": "volcano_scheduler_metrics",
+        "metrics": [{"process": "vc-scheduler", "port": "volcano_scheduler_metrics", "path": "/metrics"}],
+    },
     # bench_arrival=backlog: vc-scheduler is stopped until the release, its controller and webhooks run on. Its
     # controller makes a job's pods only once the scheduler enqueued its PodGroup, so the backlog is the PodGroups.
     # A session every schedule period (its e2e latency's observations are the cycles), by action and plugin.
@@ -115,6 +129,7 @@ def pod_group(name, target, work, native):
     pods = native.min_member
     cpu = format_cpu(pods * millicores(work["pod_cpu"]))
     memory = format_memory(pods * size_bytes(work["pod_memory"]))
+    gpus = str(pods * work["pod_gpu"]) if work.get("pod_gpu") else None
     return ("volcano-podgroup", {
         "apiVersion": "scheduling.volcano.sh/v1beta1",
         "kind": "PodGroup",
@@ -124,7 +139,8 @@ def pod_group(name, target, work, native):
             "queue": native.queue,
             "minResources": {"cpu": cpu, "requests.cpu": cpu, "limits.cpu": cpu, "memory": memory,
                              "requests.memory": memory, "limits.memory": memory, "pods": str(pods),
-                             "count/pods": str(pods)},
+                             "count/pods": str(pods),
+                             **({GPU: gpus, "requests." + GPU: gpus} if gpus else {})},
         }, **priority_field(native)),
     })
 
@@ -154,7 +170,8 @@ def integer_weights(tenants):
 
 def cluster_objects(scenario, jobs, target, capability, labels):
     """A PriorityClass per priority value, and a Queue per tenant with its weight (reclaimable, so that a queue over
-    its share gives back to the others) and the queues' ``capability`` ({cpu, memory}, bench_queue_quota)."""
+    its share gives back to the others) and the queues' ``capability`` ({cpu, memory}, bench_queue_quota, and the
+    cluster's extended resources such as nvidia.com/gpu)."""
     return priority_classes(scenario, jobs, labels) + [("volcano-queue", {
         "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
         "metadata": {"name": tenant_queue_name(tenant), "labels": dict(labels)},

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import json
 
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.node_pools import extended_totals
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.builders import (
     base_pod_template,
     batch_job,
@@ -76,6 +77,14 @@ DESCRIPTOR = {
                 # Its chart puts the web UI in the scheduler's pod, with no value to leave it out; the UI schedules
                 # nothing (the binary runtime runs none), and its image is built with npm, not from a Go module.
                 "without_containers": {"yunikorn-scheduler-web": "the web UI, which schedules nothing"}},
+    # Its own roles/scheduler/tasks/yunikorn/binary.yml starts it with its yunikorn-configs and adds its fixed
+    # web_port to its ports as yunikorn_web, where yunikorn-core serves pprof and its metrics.
+    "local": {
+        "processes": ["yunikorn-scheduler"],
+        "namespace": True,
+        "pprof": "yunikorn_web",
+        "metrics": [{"process": "yunikorn-scheduler", "port": "yunikorn_web", "path": "/ws/v1/metrics"}],
+    },
     # bench_arrival=backlog: its one process is stopped until the release.
     # yunikorn-core observes its *_milliseconds histograms in seconds (metrics/scheduler.go, SinceInSeconds), one
     # observation per allocation; it counts no cycles of the shim's scheduling interval.
@@ -143,15 +152,18 @@ def cluster_objects(scenario, jobs, target, capability, labels):
 def config_queues(scenario, capability):
     """The queues a scenario adds under its root (its queues.yaml, at deploy time): per tenant, in name order, its
     tenant queue with its weight's part of ``capability``'s CPU guaranteed (tenant_quotas) and ``capability`` as its
-    max. None (the burst) adds none.
+    max (its extended resources, such as nvidia.com/gpu, under their own names). None (the burst) adds none.
 
     Only the CPU is guaranteed, the resource a scenario's tenants divide: yunikorn-core v1.6 takes preemption victims
     only from a queue over its guarantee in every guaranteed resource, so a memory guarantee that CPU-bound pods never
     exceed would keep it from ever preempting (measured: docs/scenarios.md)."""
     if not scenario:
         return []
+    # Its configuration is made at deploy time from bench_queue_quota's CPU and memory: the GPUs are the cluster's.
+    capability = dict(capability, **{name: str(count) for name, count in extended_totals(scenario["cluster"]).items()})
     quotas = tenant_quotas(scenario["tenants"], capability)
-    limit = {"vcore": str(capability["cpu"]), "memory": str(capability["memory"])}
+    limit = dict({"vcore": str(capability["cpu"]), "memory": str(capability["memory"])},
+                 **{name: str(value) for name, value in capability.items() if name not in ("cpu", "memory")})
     return [{"name": tenant_queue_name(tenant), "submitacl": "*", "resources": {
         "guaranteed": {"vcore": quotas[tenant]["cpu"]}, "max": dict(limit)}}
         for tenant in sorted(quotas)]
