@@ -34,6 +34,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers.k
     SCHEDULERS,
     kube_scheduler_problems,
     pod_creation_problems,
+    profile_problems,
 )
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.gate import parse_gate
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.report.run import find_run
@@ -99,6 +100,8 @@ def _problems(v):
         yield from pod_creation_problems(v.get("bench_pod_creation"), schedulers, "bench_%s")
         yield from kube_scheduler_problems({name[len("bench_"):]: value for name, value in v.items()
                                             if name.startswith("bench_")}, "bench_%s")
+    yield from profile_problems({name[len("bench_"):]: value for name, value in v.items() if name.startswith("bench_")},
+                                "bench_%s")
     run_id = v.get("bench_run_id")
     if run_id not in (None, "") and (not RUN_ID.match(str(run_id)) or ".." in str(run_id)):
         yield ("bench_run_id=%r is not allowed: use letters, digits, '.', '_' and '-' (no '/' or '..'), "

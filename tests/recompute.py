@@ -13,6 +13,7 @@ import os
 import re
 
 import recompute_figures as figures
+import recompute_placement
 
 US = 1_000_000
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
@@ -257,6 +258,8 @@ def recompute(directory, summary):
     out.update(figures.run_figures(jobs, pods, scenario, summary, run_start(jobs, pods), out["makespan_s"]))
     out["scenario_metrics"] = scenario_metrics(jobs, pods, scenario)
     out["checks"] = figures.checks(scenario, out["scenario_metrics"], out["unsupported"])
+    if "placement" in summary:  # since 2026-12-07, a new key of schema version 3
+        out["placement"] = recompute_placement.placement(directory, jobs, pods, scenario)
     return out
 
 
@@ -332,6 +335,7 @@ def differences(directory, summary):
     skipped = BEFORE_VERSION_3 if summary.get("schema_version", 1) < 3 else ()
     compare("", {key: value for key, value in ours.items() if not listed(key, skipped)}, summary)
     found += timeline_differences(directory, summary)
+    found += recompute_placement.column_differences(directory, load(directory)[2])
     found += findings_differences(summary)
     seen |= {"findings[%d]" % index for index in range(len(summary["findings"]))} | {"findings"}
     keys = outside() + list(skipped)

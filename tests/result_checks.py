@@ -6,6 +6,7 @@ import functools
 import io
 import json
 import os
+import re
 
 import jsonschema
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.result import files as bench_result_files
@@ -57,6 +58,19 @@ def summary_problems(summary):
     return problems(checker, summary)
 
 
+def level_columns(schema, header):
+    """The columns of ``header`` the schema names by pattern only (pods.csv's topology levels), which must come right
+    after ``node``; None when some column is named by neither, or they are elsewhere."""
+    named = set(schema["properties"])
+    extra = [column for column in header if column not in named]
+    patterns = list(schema.get("patternProperties") or ())
+    if any(not any(re.fullmatch(pattern, column) for pattern in patterns) for column in extra):
+        return None
+    if extra and ("node" not in header or header[header.index("node") + 1:header.index("node") + 1 + len(extra)] != extra):
+        return None
+    return extra
+
+
 def csv_problems(text, name, version=bench_summary.SCHEMA_VERSION):
     """One line per place where the text of result file ``name`` (pods.csv, jobs.csv, timeline.csv) breaks
     schemas/<name>.schema.json: its header (the current version: the schema's columns in their order; an older one:
@@ -67,6 +81,10 @@ def csv_problems(text, name, version=bench_summary.SCHEMA_VERSION):
     header = next(reader, None)
     if not header:
         return ["%s: no header" % name]
+    levels, full = level_columns(schema, header), list(header)
+    if levels is None:
+        return ["%s: the header %s has columns the schema does not name, or not right after node" % (name, ",".join(header))]
+    header = [column for column in header if column not in levels]
     if version == bench_summary.SCHEMA_VERSION and header != columns:
         return ["%s: the header is %s, the schema's columns %s" % (name, ",".join(header), ",".join(columns))]
     missing = [column for column in schema["required"] if column not in header] if version >= 2 else []
@@ -75,10 +93,10 @@ def csv_problems(text, name, version=bench_summary.SCHEMA_VERSION):
     cells = jsonschema.Draft202012Validator(dict(schema, required=[]))
     found = []
     for number, row in enumerate(reader, start=2):
-        if len(row) != len(header):
-            found.append("%s line %d: %d cells, the header names %d" % (name, number, len(row), len(header)))
+        if len(row) != len(full):
+            found.append("%s line %d: %d cells, the header names %d" % (name, number, len(row), len(full)))
         else:
-            found += ["%s line %d, %s" % (name, number, line) for line in problems(cells, dict(zip(header, row)))]
+            found += ["%s line %d, %s" % (name, number, line) for line in problems(cells, dict(zip(full, row)))]
         if len(found) >= MOST_PROBLEMS:
             return found[:MOST_PROBLEMS] + ["%s: more problems left out" % name]
     return found

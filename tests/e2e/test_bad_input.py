@@ -17,7 +17,7 @@ CASES = [
      "bench_keep_runs='all' is not allowed: use a whole number of runs, 0 (none once fetched) or more"),
     # a scenario: the same check loads and checks the scenario
     ("unknown scenario", {"bench_scenario": "gangs"},
-     "bench_scenario='gangs' is not allowed: use one of burst, fair-share, gang, mixed, priority, steady, trace, or "
+     "bench_scenario='gangs' is not allowed: use one of ai-training, burst, fair-share, gang, mixed, priority, steady, trace, or "
      "the path of a scenario file"),
     # a pin against the host's kernel: the version matrix
     ("kind too new for the kernel",

@@ -71,8 +71,33 @@ def check_results(bench_vars, scheduler):
     with open(os.path.join(out, "scenario.json"), encoding="utf-8") as handle:
         cluster = json.load(handle)["cluster"]
     assert [pool["resources"] for pool in cluster["pools"]] == [{GPU: 8}, {}]
+    check_placement(out, summary["placement"])
     assert recompute.differences(out, summary) == [], scheduler
     return out
+
+
+def check_placement(out, placement):
+    """summary.json's placement (docs/metrics.md#placement) present and in range, and pods.csv's block and rack right
+    after node, as the node's number says (5 nodes a rack, 2 racks a block; recompute.differences recomputes them all)."""
+    gpu = placement["gpu"]
+    assert gpu["total"] == GPU_NODES * 8, gpu
+    assert 0 < gpu["allocated_share_mean"] <= gpu["allocated_share_peak"] <= 1, gpu
+    assert gpu["pending_s"] > 0 and 0 <= gpu["stranded_share"] <= 1, gpu
+    multi = sum(jobs for jobs, pods, _ in GROUPS.values() if pods > 1)
+    assert placement["locality"]["jobs"] == multi, placement["locality"]
+    assert [level["level"] for level in placement["locality"]["levels"]] == ["block", "rack"]
+    for level in placement["locality"]["levels"]:
+        assert 0 <= level["one_group_share"] <= 1 and 1 <= level["groups_p50"] <= level["groups_max"] <= 2, level
+    assert [(size["pods"], size["jobs"], size["jobs_all_bound"]) for size in placement["by_pods"]] == [
+        (1, GROUPS["single"][0], GROUPS["single"][0]), (2, multi, multi)]
+    head = placement["head_of_line"]
+    assert (head["largest_gpus"], head["largest_jobs"], head["single_jobs"]) == (16, GROUPS["gang"][0], GROUPS["single"][0])
+    assert head["largest_wait_p50_ms"] > 0 and head["single_wait_p50_ms"] > 0 and head["ratio"] > 0, head
+    rows = read_rows(out, "pods.csv")
+    assert list(rows[0])[2:5] == ["node", "block", "rack"]
+    for row in rows:
+        rack = node_number(row["node"]) // 5
+        assert (row["block"], row["rack"]) == ("block-%d" % (rack // 2 + 1), "block-%d-rack-%d" % (rack // 2 + 1, rack % 2 + 1))
 
 
 def created_pod_requests(audit_gz):

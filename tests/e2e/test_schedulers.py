@@ -61,7 +61,7 @@ RUN_ID = "e2e-schedulers"
 NAMESPACE = "sched-bench"
 # Below the kernel's ephemeral port range (32768 and up), like the toolkit's default range.
 PORTS = os.environ.get("SCHED_BENCH_E2E_PORTS", "30000-31999").split("-")
-# Volcano v1.11.0, YuniKorn and scheduler-plugins come through the module mirror beside the project
+# Volcano v1.12.2, YuniKorn and scheduler-plugins come through the module mirror beside the project
 # (../shared/mirror), as a lab's would; without a mirror, a module the proxy refuses is reported by the
 # playbook in one line, and the test reports that scheduler as skipped instead of passing it.
 UNBUILDABLE = re.compile(r"could not download (\S+) through GOPROXY=\S+: .*(403|404|410|not available)")

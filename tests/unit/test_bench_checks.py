@@ -34,7 +34,7 @@ def test_scenario_is_burst_a_shipped_name_or_a_file_and_a_bad_one_is_named(tmp_p
     assert problems(bench_scenario="fair-share") == [] and bench_checks.scenario_of("burst") is None
     assert bench_checks.scenario_of("gang")["tenants"] == {"default": 1.0}
     assert problems(bench_scenario="gangs") == [
-        "bench_scenario='gangs' is not allowed: use one of burst, fair-share, gang, mixed, priority, steady, trace, "
+        "bench_scenario='gangs' is not allowed: use one of ai-training, burst, fair-share, gang, mixed, priority, steady, trace, "
         "or the path of a scenario file"]
     bad = tmp_path / "bad.yml"
     bad.write_text("description: [unclosed\n")

@@ -234,6 +234,9 @@ BAD = [
                                                          "node count that is a multiple of 6"),
     ("{name: rack, count: 2}", "{name: block, count: 2}", "line 9: cluster.topology.levels[1].name='block' is not "
                                                           "allowed: another level has that name"),
+    ("{name: rack, count: 2}", "{name: node, count: 2}", "line 9: cluster.topology.levels[1].name='node' is not "
+                                                         "allowed: pods.csv has a column of that name (use another, "
+                                                         "such as rack or block)"),
     ("{name: rack, count: 2}", "{name: rack, count: 2, kind: x}", "line 9: cluster.topology.levels[1].kind is not a "
                                                                   "field here: use name, count"),
     ("pod_gpu: 8,", "pod_gpu: -1,", "line 13: phases[0].groups[0].pod_gpu=-1 is not allowed: use a whole number of "

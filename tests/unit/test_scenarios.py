@@ -5,7 +5,7 @@ import pytest
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as s
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SHIPPED = ("burst", "fair-share", "gang", "mixed", "priority", "steady", "trace")
+SHIPPED = ("ai-training", "burst", "fair-share", "gang", "mixed", "priority", "steady", "trace")
 
 GOOD = """\
 description: two tenants, a gang group and a trace
@@ -77,9 +77,9 @@ def test_burst_is_the_bench_knobs_workload_not_a_file():
 
 def test_the_knob_names_itself_in_every_problem(tmp_path):
     assert s.problems_of("gang") == [] and s.problems_of("fair-share") == []
-    assert s.problems_of("bursty") == ["bench_scenario='bursty' is not allowed: use one of burst, fair-share, gang, "
+    assert s.problems_of("bursty") == ["bench_scenario='bursty' is not allowed: use one of ai-training, burst, fair-share, gang, "
                                        "mixed, priority, steady, trace, or the path of a scenario file"]
-    assert s.problems_of("") == ["bench_scenario='' is not allowed: use one of burst, fair-share, gang, mixed, "
+    assert s.problems_of("") == ["bench_scenario='' is not allowed: use one of ai-training, burst, fair-share, gang, mixed, "
                                  "priority, steady, trace, or the path of a scenario file"]
     path = tmp_path / "bad.yml"
     path.write_text("description: x\ncluster: {nodes: 0, node_cpu: '1', node_memory: 1Gi, node_pods: 1}\n"
@@ -241,7 +241,7 @@ def test_a_bad_trace_row_names_its_row_and_column(tmp_path, old, new, expected):
 def test_an_unknown_name_lists_the_names():
     scenario, problems = s.load("bursty")
     assert scenario is None
-    assert problems == ["scenario='bursty' is not allowed: use one of burst, fair-share, gang, mixed, priority, steady, "
+    assert problems == ["scenario='bursty' is not allowed: use one of ai-training, burst, fair-share, gang, mixed, priority, steady, "
                         "trace, or the path of a scenario file"]
     assert s.load("/nowhere/x.yml")[1] == ["scenario='/nowhere/x.yml' is not allowed: there is no such file"]
 

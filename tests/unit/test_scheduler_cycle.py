@@ -174,17 +174,19 @@ def test_the_report_shows_each_schedulers_cycle_settings_and_where_they_were_rea
         recorded = env("h", scheduler)
         recorded["cycle"] = settings
         recorded["versions"]["scheduler"] = {"name": scheduler, "cycle": settings, "cycle_source": source}
+        recorded["profile"] = {"name": "batch", "settings": [{"setting": "actions", "value": "enqueue", "source": "https://x",
+                                                              "what": "w"}] if scheduler == "volcano" else []}
         write_result(str(tmp_path / "r" / "h" / scheduler), summary(scheduler), env_doc=recorded)
     older = env("h", "kueue")
     write_result(str(tmp_path / "r" / "h" / "kueue"), summary("kueue"), env_doc=older)
     run = run_data.load_run(str(tmp_path / "r"))
 
     table = report.cycle_table(run)
-    assert table.headers == ["Host", "Scheduler", "Cycle settings", "Read from"]
+    assert table.headers == ["Host", "Scheduler", "Profile", "Cycle settings", "Read from"]
     assert [[cell.text for cell in row] for row in table.rows] == [
-        ["h", "default", "parallelism=16, percentage_of_nodes_to_score=0", "kube-scheduler's /configz"],
-        ["h", "kueue", "n/a", "n/a"],
-        ["h", "volcano", "schedule_period_s=0.5", "vc-scheduler's command line"]]
+        ["h", "default", "batch", "parallelism=16, percentage_of_nodes_to_score=0", "kube-scheduler's /configz"],
+        ["h", "kueue", "n/a", "n/a", "n/a"],
+        ["h", "volcano", "batch: actions", "schedule_period_s=0.5", "vc-scheduler's command line"]]
     blocks = report.environment_blocks(run)
     assert "Scheduler cycle settings" in [getattr(block, "text", "") for block in blocks]
     # The cycle settings belong to a scheduler, not the host: not in the host's environment.

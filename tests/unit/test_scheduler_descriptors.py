@@ -84,7 +84,7 @@ def test_the_rules_and_the_capacity_model_read_the_descriptors():
     assert sched_capacity.QUEUE_SCHEDULERS == ("kueue", "volcano", "yunikorn")
     assert sched_capacity.WHOLE_JOB_SCHEDULERS == ("kueue", "volcano", "coscheduling")
     assert sched_capacity.ADMITTING_SCHEDULERS == ("kueue", "volcano")
-    assert sched_workloads.NATIVE_FEATURES["kueue"] == ("fair_share", "priority")
+    assert sched_workloads.NATIVE_FEATURES["kueue"] == ("fair_share", "priority", "topology")
 
 
 @pytest.mark.parametrize("name", [name for name in schedulers.NAMES if schedulers.get(name)["pod_scheduler_name"]])

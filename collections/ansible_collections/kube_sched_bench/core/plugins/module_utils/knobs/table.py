@@ -60,7 +60,7 @@ KNOBS = (
         interval (2 repeats: min-max).""", rule="count", see="reading-the-report.md"),
     _knob("scenario", "str", "burst", RUN, """
         The workload: burst (the seed's one burst of identical jobs, made of the workload knobs below), a shipped
-        scenario of scenarios/ (fair-share, gang, mixed, priority, steady, trace) or the path of a scenario file on
+        scenario of scenarios/ (ai-training, fair-share, gang, mixed, priority, steady, trace) or the path of a scenario file on
         the controller (docs/scenarios.md). A scenario file gives its own fake nodes and jobs (tenants,
         priorities, gangs, arrivals), so bench_nodes ... bench_pod_duration are then not used, and a wait that
         runs out is a finding, not a failure. Every run, the burst's too, writes jobs.csv and the scenario's
@@ -214,6 +214,14 @@ KNOBS = (
         5 % and 100 nodes). Where the cluster's own kube-scheduler binds the pods (kind, external), only 0.""",
           rule="whole_percent", recorded=True, feeds=("scheduler_kube_scheduler_percentage_of_nodes_to_score",),
           see="runtimes-and-schedulers.md#cycle-settings"),
+    _knob("scheduler_profile", "str", "seed", FAIRNESS, """
+        The settings each scheduler runs with: seed (the published comparison's set-up, each release's own
+        configuration as it ships) or batch (what each scheduler's own documentation recommends for batch and AI
+        jobs, such as preemption, reclaiming a queue's share, all-or-nothing admission and gang settings; the
+        baseline has none and runs as with seed). Each setting and the page it follows:
+        docs/runtimes-and-schedulers.md; env.json's profile says what was applied. Binary runtime only.""",
+          rule=("seed", "batch"), recorded=True,
+          feeds=("scheduler_profile",), see="runtimes-and-schedulers.md#scheduler-profiles"),
     _knob("controller_manager_api_qps", "float", 1000, FAIRNESS, """
         API QPS of kube-controller-manager, which creates the Jobs' pods (the upstream default 20 would cap pod
         creation, not scheduling; on kind too, through kind_cluster_controller_manager_extra_args).""",

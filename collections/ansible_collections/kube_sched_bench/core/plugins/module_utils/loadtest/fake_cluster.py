@@ -110,7 +110,7 @@ class ClusterSetUp:
                 self.created_nodes.append(name)
             elif is_status(exc, 409):
                 raise LoadTestError("node %s already exists: remove fake nodes of an earlier run first "
-                                    "(label %s=fake-node)" % (name, workloads.ROLE_LABEL))
+                                    "(label %s=%s)" % (name, workloads.ROLE_LABEL, workloads.FAKE_NODE_ROLE))
             else:
                 raise LoadTestError("could not create fake node %s: %s" % (name, error_text(exc)))
 
@@ -118,7 +118,7 @@ class ClusterSetUp:
         wanted = set(self.created_nodes)
         ready = 0
         while time.monotonic() < deadline:
-            nodes = list_pages(self.core.list_node, label_selector="%s=fake-node" % workloads.ROLE_LABEL)
+            nodes = list_pages(self.core.list_node, label_selector="%s=%s" % (workloads.ROLE_LABEL, workloads.FAKE_NODE_ROLE))
             next(nodes)
             ready = sum(
                 1 for node in nodes

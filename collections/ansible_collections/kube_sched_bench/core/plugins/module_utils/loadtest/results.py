@@ -108,10 +108,10 @@ class Results:
              "audit_log_bytes": metrics.files_size(metrics.audit_log_files(self.p["audit_log"])
                                                    if self.p["audit_log"] else [])},
             self.looks, self)
-        pod_rows = scenario_records.scenario_pod_rows(records, context.jobs)
+        pod_rows = scenario_records.scenario_pod_rows(records, context.jobs, self.scenario["cluster"])
         more = {"jobs.csv": _csv_text(scenario_records.JOB_FIELDS, scenario_records.job_rows(context.jobs, context.pods)),
                 "scenario.json": json.dumps(dict(self.scenario, events=events), indent=1, sort_keys=True) + "\n"}
-        pods_csv = _csv_text(scenario_records.SCENARIO_POD_FIELDS, pod_rows)
+        pods_csv = _csv_text(scenario_records.pod_fields(self.scenario["cluster"]), pod_rows)
         summary = measurements.merge(context)
         self.phases["analysis"] = round(time.monotonic() - analysis_start, 3)
         return write_files(self.p["output_dir"], summary, pods_csv, context.timeline, more), summary

@@ -20,6 +20,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.buil
     BINDING_PROBE_NODE,
     BINDING_PROBE_SCHEDULER,
     DURATION_ANNOTATION,
+    FAKE_NODE_ROLE,
     JOB_LABEL,
     KWOK_NODE_ANNOTATION,
     ROLE_LABEL,
@@ -44,8 +45,8 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers.k
 
 # The public names: this module's, and the builders' that the load test, the calibration and the tests read here.
 __all__ = [
-    "BINDING_PROBE_NODE", "BINDING_PROBE_SCHEDULER", "CLUSTER_APIS", "CUSTOM_APIS", "DURATION_ANNOTATION", "JOB_LABEL",
-    "KWOK_NODE_ANNOTATION", "NATIVE_FEATURES", "QUEUES_TO_OPEN", "ROLE_LABEL", "RUN_LABEL",
+    "BINDING_PROBE_NODE", "BINDING_PROBE_SCHEDULER", "CLUSTER_APIS", "CUSTOM_APIS", "DURATION_ANNOTATION", "FAKE_NODE_ROLE",
+    "JOB_LABEL", "KWOK_NODE_ANNOTATION", "NATIVE_FEATURES", "QUEUES_TO_OPEN", "ROLE_LABEL", "RUN_LABEL",
     "SCENARIO_NAMESPACED_APIS", "Native", "Target", "binding", "binding_probe_pod", "calibration_job", "cluster_objects",
     "fake_node", "fake_nodes", "job_name", "job_work", "node_name", "plurals", "pod_name", "priority_class_name",
     "scenario_features", "scenario_native", "scheduler_queues", "tenant_quotas", "unsupported", "validate", "workload",
@@ -119,13 +120,20 @@ def workload(index, target, work, job=None):
 # -- scenarios (module_utils/scenarios/spec.py): each scheduler's native form of tenants, priorities and gangs --
 
 # What each scheduler expresses natively of a scenario's features (sched_scenarios.THRESHOLDS' second items), as
-# this toolkit builds it: its descriptor's features; how, its module says (its forms).
-NATIVE_FEATURES = {name: tuple(descriptor["features"]) for name, descriptor in descriptors.DESCRIPTORS.items()}
+# this toolkit builds it: its descriptor's features, and topology when its descriptor names a topology mechanism;
+# how, its module says (its forms).
+TOPOLOGY = "topology"
+NATIVE_FEATURES = {name: tuple(descriptor["features"]) + (
+    (TOPOLOGY,) if descriptors.topology_mechanism(name)[0] != descriptors.UNSUPPORTED else ())
+    for name, descriptor in descriptors.DESCRIPTORS.items()}
 
 
 def scenario_features(scenario, jobs):
-    """The features of a scenario that a scheduler may or may not express: gang, fair_share, priority."""
+    """The features of a scenario that a scheduler may or may not express: gang, fair_share, priority, topology (a
+    group's topology constraint)."""
     found = set()
+    if any(job.get("topology") for job in jobs):
+        found.add(TOPOLOGY)
     if any(job["gang"] for job in jobs):
         found.add("gang")
     if len(scenario["tenants"]) > 1:
@@ -136,16 +144,19 @@ def scenario_features(scenario, jobs):
 
 
 def unsupported(scheduler, features):
-    """The features a scheduler cannot express (sorted), reported as such, never approximated."""
-    return sorted(set(features) - set(NATIVE_FEATURES[scheduler]))
+    """The features a scheduler cannot express (sorted), reported as such, never approximated: with topology among
+    ``features``, also those its topology mechanism gives up (its descriptor's topology.gives_up)."""
+    given_up = (descriptors.get(scheduler).get("topology") or {}).get("gives_up") or {} if TOPOLOGY in features else {}
+    return sorted((set(features) - set(NATIVE_FEATURES[scheduler])) | (set(features) & set(given_up)))
 
 
 def job_work(job, work):
-    """The workload values of one scenario job: its pods' count, size (GPUs included) and duration over the run's other
-    values."""
+    """The workload values of one scenario job: its pods' count, size (GPUs included) and duration, and its group's
+    topology constraint as ``job_topology`` ({required: level} or {preferred: level}; None: none; ``topology`` is the
+    cluster's levels), over the run's other values."""
     return dict(work, pods_per_job=job["pods_per_job"], pod_cpu=format_cpu(job["pod_millicores"]),
                 pod_memory=format_memory(job["pod_memory_bytes"]), pod_gpu=job.get("pod_gpu", 0),
-                pod_duration=job["pod_duration"])
+                pod_duration=job["pod_duration"], job_topology=job.get("topology"))
 
 
 def _one_queue(scheduler):

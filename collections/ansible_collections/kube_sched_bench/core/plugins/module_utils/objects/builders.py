@@ -26,6 +26,8 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.quanti
 # Our own label and annotation keys.
 RUN_LABEL = "sched-bench.io/run"
 ROLE_LABEL = "sched-bench.io/role"
+# Every fake node's role (fake_node).
+FAKE_NODE_ROLE = "fake-node"
 DURATION_ANNOTATION = "sched-bench.io/run-duration"
 # The job a pod belongs to when the load test creates the pods itself (bench_pod_creation=direct): no Job owns them.
 JOB_LABEL = "sched-bench.io/job"
@@ -37,6 +39,8 @@ RELEASE_MARKER = "sched-bench-release"
 # level's name (docs/scenarios.md#node-pools-and-topology).
 POOL_LABEL = "sched-bench.io/pool"
 TOPOLOGY_LABEL_PREFIX = "topology.sched-bench.io/"
+# The weight of a preferred topology's pod affinity term (the highest kube-scheduler allows).
+PREFERRED_WEIGHT = 100
 
 KWOK_TAINT_KEY = "kwok.x-k8s.io/node"
 KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
@@ -101,6 +105,11 @@ def own_labels(target):
     return labels
 
 
+def topology_key(level):
+    """The node label of topology level ``level`` (its name): topology.sched-bench.io/<level>."""
+    return TOPOLOGY_LABEL_PREFIX + level
+
+
 def topology_labels(levels, index, nodes):
     """The labels of node ``index`` of ``nodes`` at each topology level (``levels``: from the top, each with its name
     and count per group of the level above). The nodes are dealt in order to the lowest level's groups, an equal run
@@ -112,7 +121,7 @@ def topology_labels(levels, index, nodes):
     labels, value = {}, []
     for level, place in zip(levels, places):
         value.append("%s-%d" % (level["name"], place))
-        labels[TOPOLOGY_LABEL_PREFIX + level["name"]] = "-".join(value)
+        labels[topology_key(level["name"])] = "-".join(value)
     return labels
 
 
@@ -142,7 +151,7 @@ def fake_node(name, target, pool, extra_labels=None):
         "kubernetes.io/hostname": name,
         "kubernetes.io/os": "linux",
         "kubernetes.io/arch": "amd64",
-        ROLE_LABEL: "fake-node",
+        ROLE_LABEL: FAKE_NODE_ROLE,
     })
     if target.run_label:
         labels[RUN_LABEL] = target.run_label
@@ -193,6 +202,25 @@ def base_pod_template(target, work, scheduler_name=None, extra_labels=None, prio
         },
         "spec": spec,
     }
+
+
+def job_topology_affinity(name, template, work):
+    """``template`` (changed in place and returned) with the pods of job ``name`` kept in one domain of the topology
+    level its group asks for (``work["job_topology"]``: {required: level} or {preferred: level}; None: unchanged) by
+    pod affinity among them: labelled JOB_LABEL=``name``, a term on that label with the level's node label as its
+    topologyKey, required (requiredDuringSchedulingIgnoredDuringExecution) or preferred with weight PREFERRED_WEIGHT.
+    The first pod of a job may go anywhere (no pod matches yet, and it matches its own term); the others follow it."""
+    constraint = work.get("job_topology")
+    if not constraint:
+        return template
+    template["metadata"]["labels"][JOB_LABEL] = name
+    (kind, level), = constraint.items()
+    term = {"labelSelector": {"matchLabels": {JOB_LABEL: name}}, "topologyKey": topology_key(level)}
+    affinity = ({"requiredDuringSchedulingIgnoredDuringExecution": [term]} if kind == "required"
+                else {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": PREFERRED_WEIGHT,
+                                                                            "podAffinityTerm": term}]})
+    template["spec"]["affinity"]["podAffinity"] = affinity
+    return template
 
 
 def batch_job(name, target, work, template, job_labels=None, suspend=False, scenario=False):

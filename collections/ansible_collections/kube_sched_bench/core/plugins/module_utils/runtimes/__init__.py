@@ -40,6 +40,8 @@ KEYS = {
     "holds_backlog": "whether it can hold a scheduler until the release (bench_arrival=backlog: its processes are "
                      "the toolkit's)",
     "configures_kube_scheduler": "whether it writes kube-scheduler's configuration file (the kube_scheduler_* knobs)",
+    "scheduler_profiles": "whether it renders each scheduler's configuration itself, so that bench_scheduler_profile "
+                          "may choose another profile than seed (the scheduler descriptors' profiles)",
     "host_audit_log": "whether the API server's audit log is on the host, read and kept with the results",
     "kept_cluster_kubectl": "whether a kept cluster (bench_keep_cluster) needs kubectl installed beside it",
     "disk": "what it writes besides the results, for the disk check: etcd (the path key of etcd's data, None: "
@@ -49,8 +51,8 @@ KEYS = {
     "guard_defaults": "the value of a guard command's {name} when the play has no such variable",
 }
 # The keys runtime_has reads: true or false for each runtime.
-CAPABILITIES = ("local_control_plane", "holds_backlog", "configures_kube_scheduler", "host_audit_log",
-                "kept_cluster_kubectl")
+CAPABILITIES = ("local_control_plane", "holds_backlog", "configures_kube_scheduler", "scheduler_profiles",
+                "host_audit_log", "kept_cluster_kubectl")
 # The path keys of disk: the run's workspace, the build cache, Docker's data-root.
 DISK_PATHS = ("workspace", "cache_dir", "docker_root")
 

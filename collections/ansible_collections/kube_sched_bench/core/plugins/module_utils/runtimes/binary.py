@@ -15,6 +15,7 @@ DESCRIPTOR = {
     "scheduler_needs": "build",
     "holds_backlog": True,
     "configures_kube_scheduler": True,
+    "scheduler_profiles": True,
     "host_audit_log": True,
     "kept_cluster_kubectl": True,
     "disk": {"etcd": "workspace", "images": ()},

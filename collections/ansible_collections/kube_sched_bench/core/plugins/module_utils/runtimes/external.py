@@ -15,6 +15,7 @@ DESCRIPTOR = {
     "scheduler_needs": None,
     "holds_backlog": False,
     "configures_kube_scheduler": False,
+    "scheduler_profiles": False,
     "host_audit_log": False,
     "kept_cluster_kubectl": False,
     "disk": {"etcd": None, "images": ()},

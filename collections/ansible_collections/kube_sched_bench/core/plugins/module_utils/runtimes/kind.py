@@ -16,6 +16,8 @@ DESCRIPTOR = {
     "scheduler_needs": "release",
     "holds_backlog": False,
     "configures_kube_scheduler": False,
+    # Its releases' configurations are applied as they ship (their ConfigMaps): seed only.
+    "scheduler_profiles": False,
     # A mount of the node container in the workspace.
     "host_audit_log": True,
     # Its prepare has installed kubectl.

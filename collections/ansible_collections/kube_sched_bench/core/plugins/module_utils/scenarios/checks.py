@@ -48,7 +48,7 @@ CLUSTER_FIELDS = cluster_checks.CLUSTER_FIELDS
 POD_FIELDS = {"pods_per_job": COUNT, "pod_cpu": QUANTITY, "pod_memory": QUANTITY, "pod_duration": SECONDS}
 TRACE_COLUMNS = dict({"arrival_s": SECONDS}, **POD_FIELDS, tenant=NAME, priority=PRIORITY)
 TOP_FIELDS = ("description", "cluster", "tenants", "warmup_s", "thresholds", "phases")
-GROUP_FIELDS = ("name", "jobs", "tenant", "priority", "gang", "arrival") + tuple(POD_FIELDS) + ("pod_gpu",)
+GROUP_FIELDS = ("name", "jobs", "tenant", "priority", "gang", "arrival") + tuple(POD_FIELDS) + ("pod_gpu", "topology")
 ARRIVAL_FIELDS = {"at_once": (), "rate": ("jobs_per_s",), "poisson": ("jobs_per_s", "seed"), "trace": ("file",)}
 MAX_TRACE_PROBLEMS = 10
 
@@ -259,6 +259,8 @@ def _group(check, group, path, tenants, cluster, directory):
     out = {"name": check.field(group, path, "name", NAME), "line": group.line,
            "gang": check.field(group, path, "gang", FLAG, False, False),
            "priority": check.field(group, path, "priority", PRIORITY, 0, False)}
+    if "topology" in group:
+        out["topology"] = cluster_checks.group_topology(check, group, path, cluster)
     arrival = check.mapping(group.get("arrival"), path + ".arrival", group.key_lines.get("arrival", group.line),
                             ("kind", "jobs_per_s", "seed", "file"))
     if arrival is None:
@@ -324,6 +326,8 @@ def _fits(check, line, label, job, cluster):
     elif job.get("gang") and room(cluster, job) < job["pods_per_job"]:
         check.say(line, "%s: a gang of %d pods is not allowed: the cluster holds only %d such pods at once" % (
             label, job["pods_per_job"], room(cluster, job)))
+    elif cluster_checks.topology_fit_problem(cluster, job):
+        check.say(line, "%s: %s" % (label, cluster_checks.topology_fit_problem(cluster, job)))
 
 
 def room(cluster, job):

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import node_pools
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.node_pools import lowest_groups
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.quantities import millicores, size_bytes
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.rules import COUNT, QUANTITY
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.builders import ROLE_LABEL
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.field_rules import NAME
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.builders import ROLE_LABEL, topology_key, topology_labels
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.field_rules import NAME, SCENARIO_POD_FIELDS
 
 CLUSTER_FIELDS = {"nodes": COUNT, "node_cpu": QUANTITY, "node_memory": QUANTITY, "node_pods": COUNT}
 POOL_FIELDS = {"name": NAME, "count": COUNT, "cpu": QUANTITY, "memory": QUANTITY, "pods": COUNT}
@@ -157,6 +159,10 @@ def _topology(check, found, out):
         elif values["name"] in [other["name"] for other in levels]:
             check.say(level.key_lines["name"], "%s.name=%r is not allowed: another level has that name" % (path, values["name"]))
             bad = True
+        elif values["name"] in SCENARIO_POD_FIELDS:
+            check.say(level.key_lines["name"], "%s.name=%r is not allowed: pods.csv has a column of that name (use "
+                      "another, such as rack or block)" % (path, values["name"]))
+            bad = True
         else:
             levels.append(values)
     if bad:
@@ -186,3 +192,57 @@ def topology_problem(cluster):
         return "it leaves %d fake nodes, which do not divide evenly among the topology's %d groups of level %s" % (
             cluster["nodes"], groups, cluster["topology"]["levels"][-1]["name"])
     return None
+
+
+# A job group's topology: exactly one of these keys, its value a level of the cluster's topology.
+GROUP_TOPOLOGY_KINDS = ("required", "preferred")
+
+
+def group_topology(check, group, path, cluster):
+    """A job group's ``topology`` ({required: level} or {preferred: level}: its jobs' pods in one domain of that level
+    of cluster.topology, or preferably so), or None (said when not allowed, or absent)."""
+    line, where = group.key_lines.get("topology", group.line), path + ".topology"
+    found = check.mapping(group["topology"], where, line, GROUP_TOPOLOGY_KINDS)
+    if found is None or cluster is None:
+        return None
+    kinds = [kind for kind in GROUP_TOPOLOGY_KINDS if kind in found]
+    if len(kinds) != 1:
+        if not set(found) - set(GROUP_TOPOLOGY_KINDS):
+            check.say(line, "%s is not allowed: give exactly one of %s" % (where, ", ".join(GROUP_TOPOLOGY_KINDS)))
+        return None
+    levels = [level["name"] for level in (cluster.get("topology") or {}).get("levels") or ()]
+    if not levels:
+        check.say(line, "%s is not allowed: the scenario's cluster has no topology (give cluster.topology.levels)" % where)
+        return None
+    kind, value = kinds[0], found[kinds[0]]
+    if value not in levels:
+        check.say(found.key_lines[kind], "%s.%s=%r is not allowed: use a level of cluster.topology (%s)" % (
+            where, kind, value, ", ".join(levels)))
+        return None
+    return {kind: value}
+
+
+def domain_room(cluster, level, job):
+    """How many pods of ``job``'s size (pod_cpu, pod_memory, pod_gpu) the roomiest domain of topology ``level`` holds at
+    once: the nodes dealt to each domain as the fake nodes are (builders.topology_labels)."""
+    levels, found = cluster["topology"]["levels"], node_pools.pools(cluster)
+    total, rooms, start = sum(pool["count"] for pool in found), {}, 0
+    for pool in found:
+        room = node_pools.pod_room(pool, millicores(job["pod_cpu"]), size_bytes(job["pod_memory"]), job.get("pod_gpu") or 0)
+        for index in range(start, start + pool["count"]):
+            domain = topology_labels(levels, index, total)[topology_key(level)]
+            rooms[domain] = rooms.get(domain, 0) + room
+        start += pool["count"]
+    return max(rooms.values())
+
+
+def topology_fit_problem(cluster, job):
+    """Why a job that requires one domain of a level can never be placed (more pods than any domain holds), or None."""
+    level = (job.get("topology") or {}).get("required")
+    if not level:
+        return None
+    room = domain_room(cluster, level, job)
+    if room >= job["pods_per_job"]:
+        return None
+    return "a job of %d pods that requires one %s is not allowed: a %s holds only %d such pods at once" % (
+        job["pods_per_job"], level, level, room)

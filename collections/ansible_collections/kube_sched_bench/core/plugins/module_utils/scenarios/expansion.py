@@ -10,7 +10,10 @@ import random
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.quantities import millicores, size_bytes
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.checks import CLUSTER_FIELDS, room
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.cluster_checks import topology_problem
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.cluster_checks import (
+    topology_fit_problem,
+    topology_problem,
+)
 
 US = 1_000_000
 # The thresholds read on the scenario's clock: bench_scenario_scale scales them with it (scaled).
@@ -27,7 +30,8 @@ def scaled(scenario, factor, label="bench_scenario_scale"):
     evenly over it, or repeats them), and so is the scenario's clock: phase starts, pod durations, trace offsets,
     the warm-up and the thresholds in seconds (CLOCK_THRESHOLDS). Rates stay as they are, so a rate group's jobs
     arrive over ``factor`` times the span. ``problems``: a gang that no longer fits the fewer nodes, named by group,
-    and nodes that no longer divide evenly among the topology's groups.
+    a job that requires one domain of a topology level none holds any more, and nodes that no longer divide evenly
+    among the topology's groups.
     """
     out = copy.deepcopy(scenario)
     out["scale"] = factor
@@ -68,6 +72,10 @@ def scaled(scenario, factor, label="bench_scenario_scale"):
                              "group %s at once, and its gangs need %d" % (
                                  label, factor, scenario["name"], cluster["nodes"], room(cluster, unfit[0]),
                                  group["name"], unfit[0]["pods_per_job"]))
+            too_big = None if uneven or "trace" in group else topology_fit_problem(cluster, group)
+            if too_big:
+                found.append("%s=%g is not allowed with scenario %s: group %s: %s" % (
+                    label, factor, scenario["name"], group["name"], too_big))
     return out, found
 
 
@@ -93,7 +101,8 @@ def expand(scenario):
 
     Each job: index, name (<group>-<position>), group, tenant, priority, gang, pods_per_job, pod_millicores,
     pod_memory_bytes, pod_duration (s), arrival_s (from the scenario's start, to the microsecond), pod_gpu (its
-    pods' GPUs) when its group asks for some, and ``burst`` (true) for the jobs of burst(). Jobs that arrive together
+    pods' GPUs) when its group asks for some, topology ({required: level} or {preferred: level}) when its group has
+    one, and ``burst`` (true) for the jobs of burst(). Jobs that arrive together
     alternate between their groups, so that groups arriving at once compete.
     """
     entries = []
@@ -118,7 +127,9 @@ def _job(index, position, group, row, at_us):
         "pods_per_job": row["pods_per_job"], "pod_millicores": millicores(row["pod_cpu"]),
         "pod_memory_bytes": size_bytes(row["pod_memory"]), "pod_duration": row["pod_duration"],
         "arrival_s": round(at_us / US, 6),
-    }, **({"pod_gpu": group["pod_gpu"]} if group.get("pod_gpu") else {}), **({"burst": True} if group.get("burst") else {}))
+    }, **({"pod_gpu": group["pod_gpu"]} if group.get("pod_gpu") else {}),
+        **({"topology": dict(group["topology"])} if group.get("topology") else {}),
+        **({"burst": True} if group.get("burst") else {}))
 
 
 def burst(workload):

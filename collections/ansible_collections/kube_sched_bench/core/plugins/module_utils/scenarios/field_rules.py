@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.audit import POD_FIELDS
+
+# pods.csv: the pod's columns (metrics/audit.py's POD_FIELDS), how it ended and its job's tenant and priority
+# (docs/metrics.md#podscsv); a topology level's column goes after node, so no level may take one of these names.
+SCENARIO_POD_FIELDS = POD_FIELDS + ["ended", "how_ended", "tenant", "priority", "completed", "held_created"]
 _NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
 MAX_PRIORITY = 1_000_000_000  # the highest value of a user PriorityClass
 

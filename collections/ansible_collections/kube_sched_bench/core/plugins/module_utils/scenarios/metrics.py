@@ -32,7 +32,7 @@ def _duration_us(job):
     return int(round(job["pod_duration"] * US))
 
 
-def _release_us(pod, job):
+def release_us(pod, job):
     """When a bound pod gives its requests back: evicted or deleted, or done after its duration."""
     done = pod["bound_us"] + _duration_us(job)
     return done if pod.get("ended_us") is None else min(done, pod["ended_us"])
@@ -98,7 +98,7 @@ def gang_progress(job, pods, end_us):
     events = [(end_us, 0)]
     for pod in pods:
         if pod.get("bound_us") is not None and pod["bound_us"] <= end_us:
-            events += [(pod["bound_us"], 1), (_release_us(pod, job), -1)]
+            events += [(pod["bound_us"], 1), (release_us(pod, job), -1)]
     held, last, partial_us, partial_pod_us = 0, None, 0, 0
     for when, change in sorted(event for event in events if event[0] <= end_us):  # releases first at one time
         if last is not None and 0 < held < need:
@@ -128,7 +128,7 @@ def gang_metrics(jobs, pods, end_us, stuck_partial_s=None):
             "stuck_partial_s": stuck_partial_s, "stuck_partial_jobs": stuck}
 
 
-def _pool_of(found, node):
+def pool_of(found, node):
     """The pool of ``node`` among the cluster's pools ``found``: the one pool, or the one its number falls in (the
     nodes are numbered across the pools in order: objects/builders.py fake_nodes)."""
     if len(found) == 1:
@@ -148,7 +148,7 @@ def _fitting_gang(at_us, jobs, pods, cluster, full):
     used, held = {}, set()
     for pod in pods:
         job = by_name.get(pod["job"])
-        if job is None or pod.get("bound_us") is None or not pod["bound_us"] <= at_us < _release_us(pod, job):
+        if job is None or pod.get("bound_us") is None or not pod["bound_us"] <= at_us < release_us(pod, job):
             continue
         load = used.setdefault(pod["node"], [0, 0, 0, 0])
         load[0] += job["pod_millicores"]
@@ -159,7 +159,7 @@ def _fitting_gang(at_us, jobs, pods, cluster, full):
     found = node_pools.pools(cluster)
     unused = {pool["name"]: pool["count"] for pool in found}
     for node in used:
-        unused[_pool_of(found, node)["name"]] -= 1
+        unused[pool_of(found, node)["name"]] -= 1
     for job in jobs:
         waiting = (job["gang"] and job.get("created_us") is not None and job["created_us"] <= at_us
                    and job["name"] not in held and (full.get(job["name"]) is None or full[job["name"]] > at_us))
@@ -167,7 +167,7 @@ def _fitting_gang(at_us, jobs, pods, cluster, full):
             continue
         size = (job["pod_millicores"], job["pod_memory_bytes"], job.get("pod_gpu", 0))
         room = (sum(max(0, unused[pool["name"]]) * node_pools.pod_room(pool, *size) for pool in found)
-                + sum(node_pools.pod_room(_pool_of(found, node), *size, used=load) for node, load in used.items()))
+                + sum(node_pools.pod_room(pool_of(found, node), *size, used=load) for node, load in used.items()))
         if room >= job["pods_per_job"]:
             return job["name"]
     return None
@@ -221,7 +221,7 @@ def _cpu_events(jobs, pods, tenants):
         job = by_name.get(pod["job"])
         if job is None or job["tenant"] not in tenants or pod.get("bound_us") is None:
             continue
-        cpu, release = job["pod_millicores"], _release_us(pod, job)
+        cpu, release = job["pod_millicores"], release_us(pod, job)
         events.append((pod["bound_us"], job["tenant"], cpu, 0))
         events.append((release, job["tenant"], -cpu, 0 if preempted(pod, job) else -cpu))
     return sorted(events)
@@ -364,7 +364,7 @@ def utilization(jobs, pods, cluster, start_us, end_us):
         job = by_name.get(pod["job"])
         if job is not None and pod.get("bound_us") is not None:
             events.append((pod["bound_us"], job["pod_millicores"], job["pod_memory_bytes"]))
-            events.append((_release_us(pod, job), -job["pod_millicores"], -job["pod_memory_bytes"]))
+            events.append((release_us(pod, job), -job["pod_millicores"], -job["pod_memory_bytes"]))
     events.sort()  # releases first at one time
     cpu = memory = applied = 0
     while applied < len(events) and events[applied][0] <= start_us:  # the state at the start

@@ -9,7 +9,9 @@ jobs.csv and pods.csv.
 from __future__ import annotations
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs import node_pools
-from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.audit import POD_FIELDS, format_time_us, pod_rows
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.metrics.audit import format_time_us, pod_rows
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import placement
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.field_rules import SCENARIO_POD_FIELDS
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.findings import checks, findings_of
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.metrics import (
     gang_progress,
@@ -26,9 +28,13 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios.me
 JOB_FIELDS = ["job", "group", "tenant", "priority", "gang", "pods", "pod_millicores", "pod_memory_bytes",
               "pod_duration", "arrival_s", "created", "admitted", "first_pod_created", "first_bound", "all_bound",
               "all_bound_ms", "full_gang_ms", "held_created"]
-# pods.csv: the pod's columns (sched_metrics.POD_FIELDS), how it ended and its job's tenant and priority
-# (docs/metrics.md#podscsv).
-SCENARIO_POD_FIELDS = POD_FIELDS + ["ended", "how_ended", "tenant", "priority", "completed", "held_created"]
+
+
+def pod_fields(cluster):
+    """pods.csv's header for a scenario's ``cluster``: SCENARIO_POD_FIELDS with one column per topology level, named
+    after it, right after ``node`` (docs/metrics.md#podscsv)."""
+    at = SCENARIO_POD_FIELDS.index("node") + 1
+    return SCENARIO_POD_FIELDS[:at] + placement.levels_of(cluster) + SCENARIO_POD_FIELDS[at:]
 # how_ended: bound then deleted before its duration; deleted otherwise during the run (never bound, or after its
 # duration, finished or not); seen finished by the watch and not deleted; still there when the run was measured (the
 # clean-up removes it). A deletion comes first: its time is one of the records the metrics read.
@@ -131,13 +137,16 @@ def job_rows(jobs, pods):
     return rows
 
 
-def scenario_pod_rows(records, jobs):
-    """Rows of pods.csv: sched_metrics.pod_rows, how each pod ended (how_ended) and its job's tenant and priority."""
+def scenario_pod_rows(records, jobs, cluster=None):
+    """Rows of pods.csv: sched_metrics.pod_rows, its node's group at each topology level of ``cluster`` (placement.placer),
+    how each pod ended (how_ended) and its job's tenant and priority."""
     by_name = {job["name"]: job for job in jobs}
     rows = pod_rows(records)
+    place = placement.placer(cluster or {})
     for row, record in zip(rows, records):
         job = by_name.get(row["job"])
         ending, when = how_ended(record, job)
+        row.update(place(row["node"]))
         row.update(ended=_time(when), how_ended=ending, tenant=(job or {}).get("tenant", ""),
                    priority=(job or {}).get("priority", ""), completed=_time(record.get("completed_us")),
                    held_created=_time(record.get("held_created_us")))

@@ -16,6 +16,7 @@ No I/O here.
 from __future__ import annotations
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils import runtimes
+from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.table import BY_NAME
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import coscheduling, default, kueue, volcano, yunikorn
 
 # In the order reports and lists show them: the baseline first.
@@ -72,7 +73,20 @@ LOCAL_KEYS = {
 # Keys only some descriptors have: the scheduler's own settings its task files read, and "knobs", the variables
 # only it reads ({name: meaning}), which the check for unknown variables accepts.
 OPTIONAL_KEYS = ("partition", "web_port", "plugin_config", "knobs", "admitted_phase", "audited_jobs",
-                 "job_name_label", "placeholder_annotations")
+                 "job_name_label", "placeholder_annotations", "profiles", "topology")
+# A descriptor's "topology": how it keeps a job's pods in one domain of a topology level when a scenario's group asks
+# (docs/scenarios.md#topology-constraints): {"mechanism": its name, "source": the upstream page it follows, and
+# optionally "gives_up": {feature: why}, the features it cannot express beside it} or {"unsupported": why}. Without the
+# key it is unsupported, and says so (TOPOLOGY_UNDECLARED).
+TOPOLOGY_KEYS = ("mechanism", "source", "gives_up", "feature_gates", "unsupported")
+UNSUPPORTED = "unsupported"
+TOPOLOGY_UNDECLARED = "its descriptor declares no topology mechanism"
+# bench_scheduler_profile's values; the first, seed, is the configuration as each release ships it. A descriptor's
+# "profiles" gives, for each other profile it has, {setting: {"value", "source" (the upstream page that recommends
+# it), "what"}}, read where its configuration is rendered; a scheduler without one runs every profile as seed.
+PROFILES = BY_NAME["scheduler_profile"].rule
+SEED = PROFILES[0]
+PROFILE_SETTING_KEYS = ("value", "source", "what")
 
 
 # Every workload form a scheduler's module may have, {name: (when it must have it, what it returns)}: functions of
@@ -113,7 +127,37 @@ def problems(descriptor):
              if runtime in RUNTIMES]
     out += ["scheduler %s: the %s runtime needs a %s" % (name, runtime, need)
             for runtime, need in needs if descriptor.get("version") and need and not descriptor.get(need)]
-    return out + _local_problems(name, descriptor.get("local"), descriptor)
+    return (out + _local_problems(name, descriptor.get("local"), descriptor) + _profile_problems(name, descriptor)
+            + _topology_problems(name, descriptor.get("topology")))
+
+
+def _topology_problems(name, topology):
+    """What is wrong with a descriptor's topology (TOPOLOGY_KEYS): a mechanism with its upstream page, or why not."""
+    if topology is None:
+        return []
+    out = ["scheduler %s: the topology key %s is unknown" % (name, key) for key in topology if key not in TOPOLOGY_KEYS]
+    if bool(topology.get("mechanism")) == bool(topology.get("unsupported")):
+        out.append("scheduler %s: topology names either its mechanism or why it is unsupported, not both" % name)
+    if topology.get("mechanism") and not str(topology.get("source", "")).startswith("https://"):
+        out.append("scheduler %s: topology mechanism %s names no https page as its source" % (name, topology["mechanism"]))
+    out += ["scheduler %s: topology gives up feature %s, which is unknown (use %s)" % (name, feature, ", ".join(FEATURES))
+            for feature in topology.get("gives_up") or () if feature not in FEATURES]
+    return out
+
+
+def _profile_problems(name, descriptor):
+    """What is wrong with a descriptor's profiles: a profile bench_scheduler_profile does not offer (or seed, which
+    is the configuration as it ships), a setting without its value, upstream page or meaning."""
+    out = []
+    for profile, settings in (descriptor.get("profiles") or {}).items():
+        if profile not in PROFILES[1:]:
+            out.append("scheduler %s: profile %s is unknown (use %s)" % (name, profile, ", ".join(PROFILES[1:])))
+            continue
+        out += ["scheduler %s: profile %s setting %s lacks %s" % (name, profile, setting, key)
+                for setting, entry in settings.items() for key in PROFILE_SETTING_KEYS if key not in entry]
+        out += ["scheduler %s: profile %s setting %s names no https page as its source" % (name, profile, setting)
+                for setting, entry in settings.items() if not str(entry.get("source", "")).startswith("https://")]
+    return out
 
 
 def _local_problems(name, local, descriptor):
@@ -137,6 +181,37 @@ def get(name):
     if name not in DESCRIPTORS:
         raise ValueError("scheduler %r has no descriptor; known: %s" % (name, ", ".join(NAMES)))
     return DESCRIPTORS[name]
+
+
+def profile(name, chosen):
+    """{setting: value} of scheduler ``name`` under profile ``chosen`` (bench_scheduler_profile): empty for seed
+    and for a scheduler without that profile, which then runs as with seed."""
+    settings = (get(name).get("profiles") or {}).get(chosen) or {}
+    return {setting: entry["value"] for setting, entry in settings.items()}
+
+
+def profile_record(name, chosen):
+    """What env.json records of the profile scheduler ``name`` ran with: its name and each setting applied, with the
+    upstream page it follows (none under seed)."""
+    settings = (get(name).get("profiles") or {}).get(chosen) or {}
+    return {"name": chosen, "settings": [dict({"setting": setting}, **entry) for setting, entry in settings.items()]}
+
+
+def topology_mechanism(name):
+    """(mechanism, why): how scheduler ``name`` keeps a job's pods in one topology domain (its descriptor's
+    topology), or (UNSUPPORTED, why it cannot)."""
+    topology = get(name).get("topology") or {"unsupported": TOPOLOGY_UNDECLARED}
+    return (topology["mechanism"], "") if topology.get("mechanism") else (UNSUPPORTED, topology["unsupported"])
+
+
+def topology_record(name, scenario):
+    """How scheduler ``name`` ran the jobs of ``scenario`` whose group asks for a topology, as env.json records it:
+    its mechanism (topology_mechanism), "unsupported: <why>", or None when no group of the scenario (None: the
+    burst) asks for one."""
+    if not scenario or not any(group.get("topology") for phase in scenario["phases"] for group in phase["groups"]):
+        return None
+    mechanism, why = topology_mechanism(name)
+    return "%s: %s" % (mechanism, why) if why else mechanism
 
 
 def with_key(key):

@@ -12,6 +12,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.buil
     base_pod_template,
     batch_job,
     direct_pods,
+    job_topology_affinity,
     own_labels,
     priority_classes,
 )
@@ -69,6 +70,21 @@ DESCRIPTOR = {
     "internals": {"scheduler-plugins-scheduler": views.KUBE_SCHEDULER,
                   "scheduler-plugins-controller": views.CONTROLLER_RUNTIME},
     "hold": {"processes": ("scheduler-plugins-scheduler",)},
+    # bench_scheduler_profile=batch: this plugin_config instead of the chart's (roles/scheduler/vars/main.yml's
+    # scheduler_plugin_config). docs/runtimes-and-schedulers.md lists it.
+    "profiles": {"batch": {
+        "plugin_config": {
+            "value": [{"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": 60}}],
+            "source": "https://github.com/kubernetes-sigs/scheduler-plugins/blob/v0.32.7/apis/config/v1/defaults.go",
+            "what": "the plugin's own permit wait, 60 s, instead of the chart's 10 s: a gang's first pods wait longer at "
+                    "Permit for the rest of the gang before all of them go back to the queue",
+        },
+    }},
+    # A scenario group's topology: pod affinity among the job's pods on the level's node label
+    # (builders.job_topology_affinity), which kube-scheduler's InterPodAffinity plugin enforces.
+    "topology": {"mechanism": "pod-affinity",
+                 "source": "https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/"
+                           "#inter-pod-affinity-and-anti-affinity"},
     "ready": "the scheduler's /healthz and the controller's /readyz (binary); the chart's Deployments (kind)",
 }
 
@@ -84,9 +100,11 @@ def pod_group(name, target, native):
 
 
 def pod_template(name, target, work, native):
-    """The pod template of job ``name``: its scheduler's pods, labelled with their PodGroup."""
-    return base_pod_template(target, work, scheduler_name=DESCRIPTOR["pod_scheduler_name"],
-                             extra_labels={POD_GROUP_LABEL: name}, priority_class=native.priority_class)
+    """The pod template of job ``name``: its scheduler's pods, labelled with their PodGroup, its group's topology as
+    pod affinity among its pods."""
+    return job_topology_affinity(name, base_pod_template(target, work, scheduler_name=DESCRIPTOR["pod_scheduler_name"],
+                                                         extra_labels={POD_GROUP_LABEL: name},
+                                                         priority_class=native.priority_class), work)
 
 
 def job_objects(name, target, work, native, scenario):

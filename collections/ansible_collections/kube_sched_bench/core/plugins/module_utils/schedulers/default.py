@@ -12,6 +12,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.buil
     base_pod_template,
     batch_job,
     direct_pods,
+    job_topology_affinity,
     priority_classes,
 )
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import views
@@ -38,13 +39,19 @@ DESCRIPTOR = {
     "hold": {"processes": ("kube-scheduler",)},
     # The series of its metrics that explain it (metrics/internals.py), by process.
     "internals": {"kube-scheduler": views.KUBE_SCHEDULER},
+    # A scenario group's topology: pod affinity among the job's pods on the level's node label
+    # (builders.job_topology_affinity), which kube-scheduler's InterPodAffinity plugin enforces.
+    "topology": {"mechanism": "pod-affinity",
+                 "source": "https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/"
+                           "#inter-pod-affinity-and-anti-affinity"},
     "ready": "kube-scheduler's /healthz (binary); the kind node's own control plane (kind)",
 }
 
 
 def pod_template(name, target, work, native):
-    """The pod template of job ``name``: the default scheduler's own (no spec.schedulerName)."""
-    return base_pod_template(target, work, priority_class=native.priority_class)
+    """The pod template of job ``name``: the default scheduler's own (no spec.schedulerName), its group's topology as
+    pod affinity among its pods."""
+    return job_topology_affinity(name, base_pod_template(target, work, priority_class=native.priority_class), work)
 
 
 def job_objects(name, target, work, native, scenario):

@@ -51,6 +51,24 @@ def kube_scheduler_problems(values, label="%s"):
     return out
 
 
+# The runtimes that render each scheduler's configuration themselves, where bench_scheduler_profile may be another
+# than seed (the others apply each release's configuration as it ships).
+PROFILE_RUNTIMES = runtimes.with_capability("scheduler_profiles")
+
+
+def profile_problems(values, label="%s"):
+    """One sentence when ``values`` (unprefixed names) choose a scheduler profile other than seed on a runtime that
+    does not render the schedulers' configurations itself; a value outside the rule is said by the rules."""
+    profile, runtime = values.get("scheduler_profile", descriptors.SEED), values.get("runtime")
+    if profile == descriptors.SEED or profile not in descriptors.PROFILES or runtime not in RUNTIMES:
+        return []
+    if runtime in PROFILE_RUNTIMES:
+        return []
+    return ["%s=%s is not supported on the %s runtime: only %s renders each scheduler's configuration from a profile "
+            "(the others apply each release's as it ships); use %s" % (
+                label % "scheduler_profile", profile, runtime, ", ".join(PROFILE_RUNTIMES), descriptors.SEED)]
+
+
 def pod_creation_problems(pod_creation, schedulers, label="%s"):
     """One sentence per scheduler of ``schedulers`` that cannot take its pods the way ``pod_creation`` makes them."""
     if pod_creation != DIRECT:

@@ -16,9 +16,11 @@ import json
 
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.knobs.node_pools import extended_totals
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.objects.builders import (
+    JOB_LABEL,
     base_pod_template,
     batch_job,
     direct_pods,
+    job_topology_affinity,
     priority_classes,
     tenant_queue_name,
     tenant_quotas,
@@ -99,19 +101,39 @@ DESCRIPTOR = {
          "unit_ms": views.SECONDS},
     ]},
     "hold": {"processes": ("yunikorn-scheduler",)},
+    # bench_scheduler_profile=batch: properties of its burst's queue and of a scenario's tenant queues
+    # (yunikorn-configs.yaml.j2); its gangs are Hard under every profile (GANG_STYLE). docs/runtimes-and-schedulers.md.
+    "profiles": {"batch": {
+        "queue_properties": {
+            "value": {"application.sort.policy": "fifo"},
+            "source": "https://yunikorn.apache.org/docs/user_guide/gang_scheduling/#prerequisite",
+            "what": "FIFO application sorting in the queues that run gangs, so that the placeholders of one application "
+                    "are placed before the next one's (v1.6 sorts by FIFO already when nothing is set: written so that the "
+                    "configuration says it)",
+        },
+    }},
+    # A scenario group's topology: pod affinity among the job's pods on the level's node label
+    # (builders.job_topology_affinity), which its shim checks with
+    # kube-scheduler's InterPodAffinity plugin; a gang's placeholders carry the term and the job's label (task group).
+    "topology": {"mechanism": "pod-affinity",
+                 "source": "https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/"
+                           "#inter-pod-affinity-and-anti-affinity"},
     "ready": "its web port's /ws/v1/scheduler/healthcheck, then each of its queues over its REST API (binary); the "
              "chart's Deployments and webhook Service endpoints, then each of its queues over its REST API through the API "
              "server's service proxy (kind)",
 }
 
 
-def gang_annotations(spec, members):
+def gang_annotations(spec, members, labels=None):
     """The annotations that make a job's pods (of pod ``spec``) one task group of ``members`` pods: the shim
     reserves room for all of them with placeholder pods (each of the pod's requests, on the nodes the pod may use: its
-    node affinity and tolerations) before it places any, and swaps each placeholder for a real pod."""
+    node and pod affinity and tolerations; ``labels`` on each, such as the job's label its pod affinity selects)
+    before it places any, and swaps each placeholder for a real pod."""
     group = {"name": GANG_TASK_GROUP, "minMember": members,
              "minResource": dict(spec["containers"][0]["resources"]["requests"]),
              "affinity": copy.deepcopy(spec["affinity"]), "tolerations": copy.deepcopy(spec["tolerations"])}
+    if labels:
+        group["labels"] = dict(labels)
     return {TASK_GROUP_NAME: GANG_TASK_GROUP,
             TASK_GROUPS: json.dumps([group], sort_keys=True, separators=(",", ":")),
             POLICY_PARAMETERS: GANG_STYLE}
@@ -119,12 +141,13 @@ def gang_annotations(spec, members):
 
 def pod_template(name, target, work, native):
     """The pod template of job ``name``: one application per job, in its queue (the burst's or its tenant's); a gang
-    job's pods form one task group."""
-    template = base_pod_template(target, work, scheduler_name=DESCRIPTOR["pod_scheduler_name"],
-                                 priority_class=native.priority_class,
-                                 extra_labels={"applicationId": "%s-%s" % (target.namespace, name), "queue": native.queue})
+    job's pods form one task group; its group's topology is pod affinity among its pods and its placeholders."""
+    template = job_topology_affinity(name, base_pod_template(
+        target, work, scheduler_name=DESCRIPTOR["pod_scheduler_name"], priority_class=native.priority_class,
+        extra_labels={"applicationId": "%s-%s" % (target.namespace, name), "queue": native.queue}), work)
     if native.gang:
-        template["metadata"]["annotations"].update(gang_annotations(template["spec"], native.min_member))
+        labels = {JOB_LABEL: name} if JOB_LABEL in template["metadata"]["labels"] else None
+        template["metadata"]["annotations"].update(gang_annotations(template["spec"], native.min_member, labels))
     return template
 
 

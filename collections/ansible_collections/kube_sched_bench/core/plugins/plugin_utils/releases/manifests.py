@@ -313,13 +313,15 @@ def _name(doc):
     return "%s %s/%s" % (doc.get("kind"), meta.get("namespace", ""), meta.get("name", ""))
 
 
-def controller_knobs(docs, env, qps, burst):
+def controller_knobs(docs, env, qps, burst, feature_gates=None):
     """Copies of ``docs`` with the fairness knobs where the release has a place for them, and what was set.
 
     ``env`` (GOGC, GOMEMLIMIT, GOMAXPROCS; empty values left out) goes to every controller's main container;
     the API client's rate (``qps``, ``burst``) replaces the one the release sets: --kube-api-qps and
     --kube-api-burst in a container's args, ``clientConnection`` in a configuration file of a ConfigMap
-    (a controller-runtime manager's). Returns (docs, applied): one line per object changed.
+    (a controller-runtime manager's), where ``feature_gates`` ({gate: bool}, a scheduler's descriptor's topology
+    feature gates when the scenario asks for a topology) go into its ``featureGates``. Returns (docs, applied): one
+    line per object changed.
     """
     docs = copy.deepcopy(list(docs or []))
     env = {str(name): str(value) for name, value in (env or {}).items() if str(value)}
@@ -349,8 +351,13 @@ def controller_knobs(docs, env, qps, burst):
                 continue
             if isinstance(config, dict) and isinstance(config.get("clientConnection"), dict):
                 config["clientConnection"].update(rate)
+                gates = {str(gate): bool(on) for gate, on in (feature_gates or {}).items()}
+                if gates:
+                    config["featureGates"] = dict(config.get("featureGates") or {}, **gates)
                 doc["data"][key] = yaml.dump(config, Dumper=_DUMPER, default_flow_style=False, sort_keys=False)
-                applied.append("%s: %s clientConnection qps=%s, burst=%s" % (_name(doc), key, rate["qps"], rate["burst"]))
+                applied.append("%s: %s clientConnection qps=%s, burst=%s%s" % (
+                    _name(doc), key, rate["qps"], rate["burst"],
+                    "".join(", featureGates %s=%s" % (gate, str(on).lower()) for gate, on in sorted(gates.items()))))
     return docs, applied
 
 
@@ -382,7 +389,7 @@ def kind_release(text, registry, cpu_request, cpu_limit="", with_text=True, knob
     docs = controller_cpu(rewrite_images(docs, registry), cpu_request, cpu_limit)
     applied = []
     if knobs:
-        docs, applied = controller_knobs(docs, knobs.get("env"), knobs["qps"], knobs["burst"])
+        docs, applied = controller_knobs(docs, knobs.get("env"), knobs["qps"], knobs["burst"], knobs.get("feature_gates"))
         docs, cycle_applied = release_cycle_knobs(docs, **(knobs.get("cycle") or {}))
         applied += cycle_applied
     kinds = {}

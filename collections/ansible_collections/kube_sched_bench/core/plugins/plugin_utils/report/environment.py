@@ -128,13 +128,24 @@ def calibration_table(run):
                                              for name, host in run.hosts.items()])
 
 
-CYCLE_HEADERS = ["Host", "Scheduler", "Cycle settings", "Read from"]
+CYCLE_HEADERS = ["Host", "Scheduler", "Profile", "Cycle settings", "Read from"]
 CYCLE_NOTE = (
     "The settings that bound each scheduler's pace, as it ran with them: read back after it started from its "
     "process, its configuration or its release (env.json's cycle), not copied from the knobs that set them "
     "(bench_scheduler_cycle_period, bench_kube_scheduler_parallelism, "
     "bench_kube_scheduler_percentage_of_nodes_to_score). Seconds end in _s; a percentage of nodes to score of 0 "
-    "is kube-scheduler's adaptive share. What each bounds: docs/runtimes-and-schedulers.md, Cycle settings.")
+    "is kube-scheduler's adaptive share. What each bounds: docs/runtimes-and-schedulers.md, Cycle settings. Profile: "
+    "bench_scheduler_profile and the settings its configuration got from it (env.json's profile, with each value "
+    "and the upstream page it follows; docs/runtimes-and-schedulers.md, Scheduler profiles).")
+
+
+def format_profile(env):
+    """The profile of one env.json as ``name`` or ``name: setting, ...``; n/a in runs from before profiles."""
+    profile = (env or {}).get("profile")
+    if not isinstance(profile, dict) or not profile.get("name"):
+        return NOT_AVAILABLE
+    settings = [str(entry.get("setting")) for entry in profile.get("settings") or () if isinstance(entry, dict)]
+    return "%s: %s" % (profile["name"], ", ".join(settings)) if settings else str(profile["name"])
 
 
 def cycle_of(env):
@@ -173,7 +184,8 @@ def cycle_table(run):
                 continue
             cycle, source = cycle_of(env)
             recorded = recorded or cycle is not None
-            rows.append([Cell(host_name), Cell(scheduler), Cell(format_cycle(cycle)), Cell(source or NOT_AVAILABLE)])
+            rows.append([Cell(host_name), Cell(scheduler), Cell(format_profile(env)), Cell(format_cycle(cycle)),
+                         Cell(source or NOT_AVAILABLE)])
     return Table(list(CYCLE_HEADERS), rows) if recorded else None
 
 

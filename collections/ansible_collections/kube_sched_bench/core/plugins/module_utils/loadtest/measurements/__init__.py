@@ -10,6 +10,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.mea
     limits,
     loadtest_cost,
     observations,
+    placement,
     run_record,
     scenario,
     scheduler_cost,
@@ -19,7 +20,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.loadtest.mea
 
 REGISTERED = (timing.MEASUREMENT, run_record.MEASUREMENT, host_load.MEASUREMENT, capacity.MEASUREMENT,
               ceilings.MEASUREMENT, limits.MEASUREMENT, scheduler_cost.MEASUREMENT, scenario.MEASUREMENT,
-              observations.MEASUREMENT, loadtest_cost.MEASUREMENT)
+              placement.MEASUREMENT, observations.MEASUREMENT, loadtest_cost.MEASUREMENT)
 NAMES = tuple(measurement.name for measurement in REGISTERED)
 
 
