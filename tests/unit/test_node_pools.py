@@ -15,6 +15,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios im
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios import spec as s
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import knob_checks, kueue, volcano, yunikorn
 from result_checks import SCHEMA_PATH, problems, validator
+from scenario_edits import problems_after_edit
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "scenarios", "gpu-pools.yml")
 GPU = "nvidia.com/gpu"
@@ -251,12 +252,8 @@ BAD = [
 
 @pytest.mark.parametrize("old,new,expected", BAD, ids=[expected.split(":")[1].strip() for _, _, expected in BAD])
 def test_each_bad_value_is_one_line_naming_its_field(tmp_path, old, new, expected):
-    with open(EXAMPLE, encoding="utf-8") as handle:
-        text = handle.read()
-    assert old in text
-    path = tmp_path / "s.yml"
-    path.write_text(text.replace(old, new, 1))
-    assert s.load(str(path))[1] == ["%s %s" % (path, expected)]
+    path, found = problems_after_edit(EXAMPLE, old, new, tmp_path)
+    assert found == ["%s %s" % (path, expected)]
 
 
 def test_the_level_labels_must_fit_a_label_value(tmp_path):

@@ -16,6 +16,7 @@ from ansible_collections.kube_sched_bench.core.plugins.module_utils.scenarios im
 from ansible_collections.kube_sched_bench.core.plugins.module_utils.schedulers import kueue, yunikorn
 from ansible_collections.kube_sched_bench.core.plugins.plugin_utils.releases import manifests
 from result_checks import problems, validator
+from scenario_edits import problems_after_edit
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "scenarios", "topology.yml")
 RACK = "topology.sched-bench.io/rack"
@@ -77,12 +78,8 @@ BAD = [
 
 @pytest.mark.parametrize("old,new,expected", BAD, ids=[expected.split(": ", 1)[1][:60] for _, _, expected in BAD])
 def test_each_bad_topology_is_one_line_naming_its_field(tmp_path, old, new, expected):
-    with open(EXAMPLE, encoding="utf-8") as handle:
-        text = handle.read()
-    assert old in text
-    path = tmp_path / "s.yml"
-    path.write_text(text.replace(old, new, 1))
-    assert s.load(str(path))[1] == ["%s %s" % (path, expected)]
+    path, found = problems_after_edit(EXAMPLE, old, new, tmp_path)
+    assert found == ["%s %s" % (path, expected)]
 
 
 def test_a_topology_without_the_clusters_levels_is_refused(tmp_path):
